@@ -1,0 +1,95 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+
+	"github.com/resilience4cata/r4c/future"
+	"github.com/resilience4cata/r4c/policy"
+)
+
+// ErrNilFunc is returned (or fails the future) when a Pipeline is asked to
+// execute a nil function.
+var ErrNilFunc = errors.New("r4c: pipeline: nil function")
+
+// Pipeline runs calls through a fixed chain of policies. It is safe for
+// concurrent use; build it once with a [Builder] and keep it.
+type Pipeline[T any] struct {
+	name  string
+	links []policy.Link[T]
+	kinds []string
+}
+
+// Name returns the pipeline's name, the default instance id of its policies.
+func (p *Pipeline[T]) Name() string { return p.name }
+
+// Policies returns the kinds of the pipeline's policies, outermost first,
+// such as ["retry", "adaptivelimit", "timeout"]; custom policies are "custom".
+func (p *Pipeline[T]) Policies() []string { return append([]string(nil), p.kinds...) }
+
+// Execute runs fn through the pipeline on the calling goroutine, with
+// context.Background() for the policies. It returns fn's outcome or the
+// error of the policy that stopped it. It allocates nothing on the success
+// and rejection paths when fn captures no variables (see the package doc).
+func (p *Pipeline[T]) Execute(fn func() (T, error)) (T, error) {
+	if fn == nil {
+		var zero T
+		return zero, ErrNilFunc
+	}
+	v, err, _ := policy.NewNext(p.links, nil, fn).Run(context.Background())
+	return v, err
+}
+
+// ExecuteContext runs fn through the pipeline on the calling goroutine. fn
+// receives the ctx the inner policies give it (with a deadline when there is
+// a timeout). The caller's own cancellation of ctx frees what the call holds
+// and is never counted as a failure.
+func (p *Pipeline[T]) ExecuteContext(ctx context.Context, fn func(context.Context) (T, error)) (T, error) {
+	if fn == nil {
+		var zero T
+		return zero, ErrNilFunc
+	}
+	v, err, _ := policy.NewNext(p.links, fn, nil).Run(ctx)
+	return v, err
+}
+
+// ExecuteAsync runs fn through the pipeline on a goroutine of its own and
+// returns its future at once. Cancelling the future cancels the ctx fn and
+// the policies see. If fn panics, the policies free what they hold and the
+// panic goes on, in that goroutine: it is not turned into an error.
+func (p *Pipeline[T]) ExecuteAsync(ctx context.Context, fn func(context.Context) (T, error)) *future.Future[T] {
+	if fn == nil {
+		return future.Failed[T](ErrNilFunc)
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	pr := future.NewPromise[T]()
+	pr.OnCancel(cancel)
+	go func() {
+		defer cancel()
+		v, err := p.ExecuteContext(ctx, fn)
+		if err != nil {
+			pr.Fail(err)
+			return
+		}
+		pr.Complete(v)
+	}()
+	return pr.Future()
+}
+
+// ExecuteFuture runs an asynchronous call through the pipeline: fn is called
+// on the calling goroutine, before ExecuteFuture returns, and starts the work
+// whose future it returns. Each policy holds its slot or permit until that
+// future completes, and the adaptive limit measures latency to its
+// completion. A rejection returns a failed future at once, without calling
+// fn. The returned future completes after every policy has recorded the
+// outcome. Cancelling it cancels the ctx given to fn, cancels fn's future
+// and frees the slots without a sample.
+func (p *Pipeline[T]) ExecuteFuture(ctx context.Context, fn func(context.Context) *future.Future[T]) *future.Future[T] {
+	if fn == nil {
+		return future.Failed[T](ErrNilFunc)
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	f := policy.NewAsyncNext(p.links, fn).Call(ctx)
+	f.OnComplete(func(T, error) { cancel() })
+	return f
+}

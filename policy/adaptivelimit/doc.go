@@ -1,0 +1,103 @@
+// Package adaptivelimit is r4c's adaptive concurrency limit: like a
+// bulkhead it bounds how many calls run at once, but it finds the bound by
+// itself, raising it while the dependency's latency holds and lowering it
+// when latency rises or calls time out. Excess calls are rejected at once
+// (or wait a bounded time, with MaxWait) instead of queueing behind slow
+// ones.
+//
+// # Slots and samples
+//
+// A call takes a slot before it runs and gives it back when it ends. At
+// most the current limit calls hold a slot; the limit starts at
+// InitialLimit and stays within [MinLimit, MaxLimit]. A call that finds
+// every slot taken fails at once with the instance's preallocated
+// [*LimitExceededError] (errors.Is matches [ErrLimitExceeded] and
+// policy.ErrRejected); the function is not called and nothing is
+// allocated.
+//
+// A call that returns is a sample: its latency, from taking the slot to
+// its end. A failure in DropOn (errors.Is; by default the call timeout and a
+// full bulkhead) or accepted by DropIf is a sample marked as a drop: an
+// overload signal. Any other failure, the caller's own ctx cancellation, a
+// cancelled future and a panic free the slot and record nothing.
+//
+// # Windows
+//
+// Samples are grouped in windows of at least Window (1s) and at least
+// MinWindowSamples (10). The first window opens when the limit is built. A
+// window is over when now - start >= Window. When a call records a sample at
+// or after that point, the call's own goroutine (after counting its own
+// sample) ends the window: with enough samples it recomputes the limit from
+// the window's average latency, the most calls seen in flight (counting
+// those already in flight when the window began) and whether a drop
+// happened, and the next window starts at that instant; with too few, the
+// window's end is pushed out by one Window and it keeps its samples. With no
+// traffic nothing moves. There is no background goroutine and no ticker.
+//
+// When the limit goes down below the calls in flight, nothing is
+// interrupted: new calls are rejected until enough have ended. A disabled
+// limit (Config.Disabled, key enabled=false) lets every call pass and
+// measures nothing.
+//
+// # Algorithms
+//
+// [Gradient2] (the default) and [AIMD] compute exactly as Netflix
+// concurrency-limits 0.5.4's Gradient2Limit and AIMDLimit, applied once per
+// window; Gradient2 keeps its limit as a float (callers see the integer
+// part), AIMD keeps an integer. [Vegas] follows VegasLimit, keeping a float
+// limit, with one change: the probe jitter, a random number in [0.5, 1)
+// there, is a fixed schedule here, so that runs repeat exactly: the k-th
+// jitter (k = 0 when the limit is built, then one more per probe) is
+// 0.5 + 0.5*frac((k+1)*0.6180339887498949), and Vegas re-measures its
+// no-load latency in the window where jitter*ProbeMultiplier*estimate <=
+// windows since the last probe.
+//
+// LatencyCeiling (off by default) marks a window whose average latency is
+// strictly above it as overloaded, whatever the long-term average: Gradient2
+// then uses its gradient floor of 0.5 and ignores its app-limited rule (so
+// the limit moves to 0.9*limit + 0.2*QueueSize with the default smoothing);
+// AIMD and Vegas treat the window as a drop.
+//
+// # Waiting and priorities
+//
+// With MaxWait > 0, a call that finds no free slot waits up to MaxWait for
+// one, honouring its ctx, instead of failing at once. Waiting calls are
+// served by priority, then first come first served; while any call waits,
+// new calls queue behind it. Only the waiting path allocates or locks.
+//
+// [WithPriority] marks a call as [PriorityLow], [PriorityNormal] (the
+// default) or [PriorityHigh]. A low-priority call is admitted only while
+// fewer than max(1, floor(LowPriorityShare*limit)) calls are in flight
+// (LowPriorityShare defaults to 0.8), so low-priority work is shed first.
+// Normal and high priority may use every slot; high priority goes first in
+// the MaxWait queue. The ctx is read only when the calls in flight reach
+// the low-priority share, so the ordinary path pays nothing for it.
+//
+// # Use
+//
+// In a pipeline, the registry builds the [Limiter] and links [Stage]. On
+// its own:
+//
+//	l, err := adaptivelimit.New(adaptivelimit.Config{MaxLimit: 100}, policy.Env{})
+//	...
+//	p, err := l.Acquire(ctx)
+//	if err != nil {
+//		return err // *LimitExceededError, or ctx.Err() while waiting
+//	}
+//	err = call(ctx)
+//	l.Release(p, l.Classify(ctx, err))
+//
+// [Limiter.Handle] gives the current limit, the calls in flight and a
+// [Snapshot]. The limit publishes events.LimitChanged when its integer
+// value changes and events.CallRejected when it rejects a call; admitted
+// calls publish nothing.
+//
+// # Cost
+//
+// An admitted call costs one CAS to take its slot, two clock readings (one
+// if an outer stage shares its start reading), one atomic add to free the
+// slot and count the sample, one atomic add for its latency (into one of
+// several cache-line-padded stripes) and a few atomic loads on the same
+// cache line; no lock and no allocation. A rejection costs two loads, a
+// compare and an atomic add to count it.
+package adaptivelimit

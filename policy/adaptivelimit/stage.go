@@ -1,0 +1,130 @@
+package adaptivelimit
+
+import (
+	"context"
+	"errors"
+
+	"github.com/resilience4cata/r4c/future"
+	"github.com/resilience4cata/r4c/policy"
+)
+
+// Stage returns the pipeline stage of l, for results of type T. Make it
+// once, when the pipeline is built; it is safe for concurrent use.
+//
+// Run takes a slot (or returns l's [*LimitExceededError] at once, or waits
+// under MaxWait), runs the rest of the chain, and gives the slot back with
+// the outcome: a nil error is a sample; an error in DropOn or accepted by
+// DropIf is a sample marked as a drop; the caller's own cancellation and any
+// other error free the slot with no sample; a panic frees the slot and goes
+// on. The latency runs from the start reading (the outer stage's, passed in
+// next.Start, or one taken when admitted) to the end reading (the inner
+// stage's, or one taken here), and the end reading is returned upward. The
+// admitted and rejected paths allocate nothing and take no lock.
+//
+// RunAsync takes a slot the same way but never waits (a full limit returns
+// a failed future at once, even with MaxWait), starts the rest of the chain
+// on the calling goroutine and holds the slot until the inner future
+// completes; the latency runs to that completion. The returned future
+// completes after the sample (and any recompute) is recorded. Cancelling it
+// cancels the inner future; a cancelled inner future frees the slot with no
+// sample.
+//
+// With a disabled limit both pass the call through untouched.
+func Stage[T any](l *Limiter) policy.Link[T] { return stage[T]{l} }
+
+type stage[T any] struct{ l *Limiter }
+
+var _ policy.Link[any] = stage[any]{}
+
+func (s stage[T]) Run(ctx context.Context, next policy.Next[T]) (T, error, policy.Stamp) {
+	l := s.l
+	if l.disabled {
+		return next.Run(ctx)
+	}
+	n, ok := l.admit(ctx)
+	start := next.Start
+	if !ok {
+		if !l.waitOn {
+			l.rejected()
+			var zero T
+			return zero, l.err, policy.Stamp{}
+		}
+		var err error
+		if n, err = l.wait(ctx); err != nil {
+			var zero T
+			return zero, err, policy.Stamp{}
+		}
+		start = policy.Stamp{} // the outer reading predates the wait
+	}
+	if !start.OK {
+		start = policy.Stamp{At: l.clock.Nanotime(), OK: true}
+	}
+	p := Permit{start: start.At, slot: n, kind: permitHeld}
+	done := false
+	defer func() {
+		if !done { // a panic: free the slot and let it go on
+			l.release(p, OutcomeIgnore, 0)
+		}
+	}()
+	v, err, end := next.WithStart(start.At).Run(ctx)
+	done = true
+	o := OutcomeSuccess
+	if err != nil {
+		o = l.classifyErr(ctx, err)
+	}
+	if !end.OK {
+		end = policy.Stamp{At: l.clock.Nanotime(), OK: true}
+	}
+	l.release(p, o, end.At)
+	return v, err, end
+}
+
+func (s stage[T]) RunAsync(ctx context.Context, next policy.AsyncNext[T]) *future.Future[T] {
+	l := s.l
+	if l.disabled {
+		return next.Call(ctx)
+	}
+	n, ok := l.admit(ctx)
+	if !ok {
+		l.rejected()
+		return future.Failed[T](l.err)
+	}
+	p := Permit{start: l.clock.Nanotime(), slot: n, kind: permitHeld}
+	inner := callAsync(ctx, l, p, next)
+	pr := future.NewPromise[T]()
+	pr.OnCancel(func() { inner.Cancel() })
+	inner.OnComplete(func(v T, err error) {
+		o := OutcomeSuccess
+		if err != nil {
+			o = OutcomeIgnore
+			if !errors.Is(err, future.ErrCancelled) {
+				o = l.classifyErr(ctx, err)
+			}
+		}
+		var end int64
+		if o != OutcomeIgnore {
+			end = l.clock.Nanotime()
+		}
+		l.release(p, o, end)
+		if err != nil {
+			pr.Fail(err)
+		} else {
+			pr.Complete(v)
+		}
+	})
+	return pr.Future()
+}
+
+// callAsync starts the rest of an asynchronous chain, freeing p's slot if
+// that panics.
+func callAsync[T any](ctx context.Context, l *Limiter, p Permit, next policy.AsyncNext[T]) *future.Future[T] {
+	done := false
+	defer func() {
+		if !done {
+			l.release(p, OutcomeIgnore, 0)
+		}
+	}()
+	f := next.Call(ctx)
+	done = true
+	return f
+}

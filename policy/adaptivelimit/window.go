@@ -1,0 +1,102 @@
+package adaptivelimit
+
+import (
+	"time"
+
+	"github.com/resilience4cata/r4c/events"
+)
+
+// windowState is the state of the windows and of the algorithm. It is
+// guarded by Limiter.mu.
+type windowState struct {
+	// Readings of the sample counters when the current window began.
+	baseSamples uint32
+	baseSum     int64
+	baseDrops   int64
+
+	windows int64 // windows completed
+	limit   int   // the integer limit callers see
+
+	// The figures of the last completed window.
+	lastRTT      time.Duration
+	lastMaxIF    int
+	lastSamples  int
+	lastDropped  bool
+	lastOverload bool
+
+	alg algorithm
+}
+
+func (w *windowState) init(cfg *Config) {
+	w.limit = cfg.InitialLimit
+	w.alg.init(cfg)
+}
+
+// endWindow runs on the goroutine of a call that recorded a sample at now,
+// a reading at or after the window's end. Only one goroutine recomputes: if
+// another holds the lock, this call leaves the work to it (or to a later
+// call). A window that is over with too few samples has its end pushed out
+// by one Window and keeps its samples; otherwise the limit is recomputed
+// and the next window starts at now.
+func (l *Limiter) endWindow(now int64) {
+	if !l.mu.TryLock() {
+		return
+	}
+	w := &l.win
+	end := l.hot.windowEnd.Load()
+	if now-end < 0 { // another call ended this window first
+		l.mu.Unlock()
+		return
+	}
+	word := l.hot.word.Load()
+	samples := uint32(word>>32) - w.baseSamples
+	if int64(samples) < int64(l.cfg.MinWindowSamples) {
+		l.hot.windowEnd.Store(end + int64(l.cfg.Window))
+		l.mu.Unlock()
+		return
+	}
+	var sum, drops int64
+	for i := range l.stripes {
+		sum += l.stripes[i].sum.Load()
+		drops += l.stripes[i].drops.Load()
+	}
+	rtt := time.Duration((sum - w.baseSum) / int64(samples))
+	dropped := drops != w.baseDrops
+	// The next window's most-in-flight starts from the calls in flight now.
+	maxIF := int(l.hot.maxIF.Swap(uint32(word)))
+	l.raiseMax(uint32(l.hot.word.Load()))
+
+	w.baseSamples, w.baseSum, w.baseDrops = uint32(word>>32), sum, drops
+	overload := l.cfg.LatencyCeiling > 0 && rtt > l.cfg.LatencyCeiling
+	old := w.limit
+	w.limit = w.alg.update(&l.cfg, w.limit, rtt, maxIF, dropped, overload)
+	w.windows++
+	w.lastRTT, w.lastMaxIF, w.lastSamples = rtt, maxIF, int(samples)
+	w.lastDropped, w.lastOverload = dropped, overload
+	l.hot.windowEnd.Store(now + int64(l.cfg.Window))
+	changed := w.limit != old
+	var ev events.LimitChanged
+	if changed {
+		l.hot.lim.Store(l.packLimit(w.limit))
+		ev = events.LimitChanged{
+			Instance:      l.instance,
+			OldLimit:      old,
+			NewLimit:      w.limit,
+			WindowLatency: rtt,
+			LongLatency:   w.alg.longLatency(),
+			MaxInFlight:   maxIF,
+			Dropped:       dropped,
+			Samples:       int(samples),
+		}
+	}
+	l.mu.Unlock()
+	if !changed {
+		return
+	}
+	if l.waitOn && ev.NewLimit > ev.OldLimit && l.hot.waiting.Load() != 0 {
+		l.handoff()
+	}
+	if l.bus.Active() {
+		l.bus.Publish(ev)
+	}
+}

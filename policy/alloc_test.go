@@ -1,0 +1,91 @@
+package policy_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/resilience4cata/r4c/future"
+	"github.com/resilience4cata/r4c/policy"
+)
+
+// passLink is a Link that only passes the call inward, reading nothing.
+type passLink struct{}
+
+func (passLink) Run(ctx context.Context, next policy.Next[int]) (int, error, policy.Stamp) {
+	v, err, end := next.WithStart(1).Run(ctx)
+	return v + 1, err, end
+}
+
+func (passLink) RunAsync(ctx context.Context, next policy.AsyncNext[int]) *future.Future[int] {
+	return next.Call(ctx)
+}
+
+var counted = policy.Func[int](func(ctx context.Context, next policy.Next[int]) (int, error) {
+	v, err := next.Call(ctx)
+	if err != nil {
+		return next.Call(ctx) // a retry: Next is callable again
+	}
+	return v, nil
+})
+
+var (
+	chainLinks = []policy.Link[int]{passLink{}, policy.Wrap[int](counted), passLink{}, passLink{}}
+	fnCtx      = func(context.Context) (int, error) { return 1, nil }
+	fnBare     = func() (int, error) { return 1, nil }
+	errBoom    = errors.New("boom")
+)
+
+func TestNextAllocatesNothing(t *testing.T) {
+	if raceEnabled {
+		t.Skip("allocation counts are not meaningful under -race")
+	}
+	ctx := context.Background()
+	allocs := testing.AllocsPerRun(1000, func() {
+		v, err := policy.NewNext(chainLinks, fnCtx, nil).Call(ctx)
+		if v != 4 || err != nil {
+			t.Fatalf("got %d, %v", v, err)
+		}
+	})
+	assert.Zero(t, allocs, "Next.Call through links, a wrapped policy and fn")
+
+	allocs = testing.AllocsPerRun(1000, func() {
+		_, _, _ = policy.NewNext(chainLinks, nil, fnBare).Run(ctx)
+	})
+	assert.Zero(t, allocs, "Next.Run with fn0")
+}
+
+func TestClassifiersAllocateNothing(t *testing.T) {
+	if raceEnabled {
+		t.Skip("allocation counts are not meaningful under -race")
+	}
+	cancelled, cancel := context.WithCancel(context.Background())
+	cancel()
+	list := []error{policy.ErrCallTimeout, policy.ErrBulkheadFull}
+	rejected := &policy.RejectedError{Kind: "k", Instance: "i", Err: policy.ErrBulkheadFull}
+	allocs := testing.AllocsPerRun(1000, func() {
+		_ = policy.Matches(errBoom, list, nil)
+		_ = policy.Matches(rejected, list, nil)
+		_ = policy.CallerCancelled(cancelled, context.Canceled)
+		_ = errors.Is(rejected, policy.ErrRejected)
+	})
+	assert.Zero(t, allocs)
+}
+
+func BenchmarkNextCall(b *testing.B) {
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		_, _ = policy.NewNext(chainLinks, fnCtx, nil).Call(ctx)
+	}
+}
+
+func BenchmarkBaseline(b *testing.B) {
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		_, _ = fnCtx(ctx)
+	}
+}
