@@ -64,19 +64,13 @@ func ruleIf(bad bool, rule string) string {
 // sets what it wants: the fields it leaves zero are not set at this level.
 // An invalid value makes NewRegistry fail with R4C-REG-001.
 func WithAdaptiveLimitDefaults(configure func(*adaptivelimit.Config)) Option {
-	return optionFunc(func(r *Registry) error {
-		r.adaptive.defaults = append(r.adaptive.defaults, configure)
-		return nil
-	})
+	return defaultsOption(func(r *Registry) *adaptiveStore { return r.adaptive }, configure)
 }
 
 // WithAdaptiveLimitConfig defines (or adds to) the named configuration
 // name, which an adaptive limit uses through its Config.BaseConfig.
 func WithAdaptiveLimitConfig(name string, configure func(*adaptivelimit.Config)) Option {
-	return optionFunc(func(r *Registry) error {
-		r.adaptive.configs[name] = append(r.adaptive.configs[name], configure)
-		return nil
-	})
+	return configOption(func(r *Registry) *adaptiveStore { return r.adaptive }, name, configure)
 }
 
 // AdaptiveLimit returns the handle of the adaptive limit with this id (the

@@ -53,6 +53,7 @@ type kindStore interface {
 	// checkLayers validates the defaults and every named configuration.
 	checkLayers(r *Registry) error
 	hasConfig(name string) bool
+	codeConfigNames() []string
 	ids() []string
 }
 
@@ -182,12 +183,7 @@ func (s *store[C, I]) checkLayers(r *Registry) error {
 	if _, err := s.validateAs(c, "defaults."+s.k.key, false); err != nil {
 		return err
 	}
-	names := make([]string, 0, len(s.configs))
-	for n := range s.configs {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
+	for _, n := range r.configNames(s) {
 		nc := c
 		codeOnly := c
 		applyCode(&codeOnly, s.configs[n])
@@ -269,4 +265,29 @@ func suggestion(word string, candidates []string) string {
 		return fmt.Sprintf(" (did you mean %q?)", s)
 	}
 	return ""
+}
+
+func defaultsOption[C any, I any](sel func(*Registry) *store[C, I], configure func(*C)) Option {
+	return optionFunc(func(r *Registry) error {
+		if configure != nil {
+			s := sel(r)
+			s.defaults = append(s.defaults, configure)
+		}
+		return nil
+	})
+}
+
+func configOption[C any, I any](sel func(*Registry) *store[C, I], name string, configure func(*C)) Option {
+	return optionFunc(func(r *Registry) error {
+		if err := checkID(name); err != nil {
+			return err
+		}
+		s := sel(r)
+		s.configs[name] = append(s.configs[name], func(c *C) {
+			if configure != nil {
+				configure(c)
+			}
+		})
+		return nil
+	})
 }

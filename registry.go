@@ -1,6 +1,7 @@
 package r4c
 
 import (
+	"slices"
 	"sort"
 	"sync"
 
@@ -22,7 +23,13 @@ type Registry struct {
 	mu     sync.Mutex // guards the instance maps of every store
 	stores []kindStore
 
-	adaptive *adaptiveStore
+	adaptive  *adaptiveStore
+	timeout   *timeoutStore
+	bulkhead  *bulkheadStore
+	ratelimit *ratelimitStore
+	retry     *retryStore
+	breaker   *breakerStore
+	hedge     *hedgeStore
 }
 
 // Option configures a Registry. Options are applied in order; for external
@@ -99,12 +106,9 @@ func (r *Registry) storeFor(kindKey string) kindStore {
 
 func (r *Registry) configNames(s kindStore) []string {
 	names := r.ext.configNames(s.kindKey())
-	switch st := s.(type) {
-	case interface{ codeConfigNames() []string }:
-		names = append(names, st.codeConfigNames()...)
-	}
+	names = append(names, s.codeConfigNames()...)
 	sort.Strings(names)
-	return names
+	return slices.Compact(names)
 }
 
 func (s *store[C, I]) codeConfigNames() []string {
@@ -192,11 +196,4 @@ func lookup[C any, I any](r *Registry, s *store[C, I], id string) (I, error) {
 	var zero I
 	return zero, &ConfigError{Code: CodeUnknownInstance, Key: id,
 		Rule: "no " + s.k.key + " instance has this id" + suggestion(id, s.ids())}
-}
-
-// each calls fn for every instance of s, in id order. r.mu is held.
-func each[C any, I any](s *store[C, I], fn func(id string, inst I)) {
-	for _, id := range s.ids() {
-		fn(id, s.instances[id].inst)
-	}
 }

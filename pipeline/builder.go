@@ -6,6 +6,12 @@ import (
 	"github.com/resilience4cata/r4c"
 	"github.com/resilience4cata/r4c/policy"
 	"github.com/resilience4cata/r4c/policy/adaptivelimit"
+	"github.com/resilience4cata/r4c/policy/breaker"
+	"github.com/resilience4cata/r4c/policy/bulkhead"
+	"github.com/resilience4cata/r4c/policy/hedge"
+	"github.com/resilience4cata/r4c/policy/ratelimit"
+	"github.com/resilience4cata/r4c/policy/retry"
+	"github.com/resilience4cata/r4c/policy/timeout"
 )
 
 // Builder collects the policies of one pipeline. Each method names a policy
@@ -19,13 +25,43 @@ type Builder[T any] struct {
 	name  string
 	built bool
 
-	adaptive    []func(*adaptivelimit.Config)
-	hasAdaptive bool
-
-	custom []policy.Policy[T]
+	retry     stageConfig[retry.Config]
+	breaker   stageConfig[breaker.Config]
+	hedge     stageConfig[hedge.Config]
+	ratelimit stageConfig[ratelimit.Config]
+	adaptive  stageConfig[adaptivelimit.Config]
+	timeout   stageConfig[timeout.Config]
+	bulkhead  stageConfig[bulkhead.Config]
+	custom    []policy.Policy[T]
 
 	// tap, set by tests, wraps each link as it is placed in the chain.
 	tap func(kind string, l policy.Link[T]) policy.Link[T]
+}
+
+// stageConfig records whether a kind was asked for and its configure functions.
+type stageConfig[C any] struct {
+	on  bool
+	fns []func(*C)
+}
+
+func (s *stageConfig[C]) add(fn func(*C)) {
+	s.on = true
+	if fn != nil {
+		s.fns = append(s.fns, fn)
+	}
+}
+
+// configure returns the configure functions as one (nil if none).
+func (s *stageConfig[C]) configure() func(*C) {
+	if len(s.fns) == 0 {
+		return nil
+	}
+	fns := s.fns
+	return func(c *C) {
+		for _, fn := range fns {
+			fn(c)
+		}
+	}
 }
 
 // NewBuilder starts a pipeline called name, built against reg. The name is
@@ -36,12 +72,49 @@ func NewBuilder[T any](reg *r4c.Registry, name string) *Builder[T] {
 	return &Builder[T]{reg: reg, name: name}
 }
 
+// Retry adds a retry (outside the circuit breaker): each attempt runs the
+// rest of the chain afresh and its wait holds no slot.
+func (b *Builder[T]) Retry(configure func(*retry.Config)) *Builder[T] {
+	b.retry.add(configure)
+	return b
+}
+
+// Breaker adds a circuit breaker (inside the retry, outside the hedge).
+func (b *Builder[T]) Breaker(configure func(*breaker.Config)) *Builder[T] {
+	b.breaker.add(configure)
+	return b
+}
+
+// Hedge adds a hedge (inside the breaker, outside the rate limiter): each
+// hedged attempt takes its own permit and slot.
+func (b *Builder[T]) Hedge(configure func(*hedge.Config)) *Builder[T] {
+	b.hedge.add(configure)
+	return b
+}
+
+// RateLimit adds a rate limiter (outside the adaptive limit: a call the
+// limit rejects has already taken a permit).
+func (b *Builder[T]) RateLimit(configure func(*ratelimit.Config)) *Builder[T] {
+	b.ratelimit.add(configure)
+	return b
+}
+
 // AdaptiveLimit adds the adaptive limit.
 func (b *Builder[T]) AdaptiveLimit(configure func(*adaptivelimit.Config)) *Builder[T] {
-	b.hasAdaptive = true
-	if configure != nil {
-		b.adaptive = append(b.adaptive, configure)
-	}
+	b.adaptive.add(configure)
+	return b
+}
+
+// Timeout adds a timeout (inside the adaptive limit: a timeout is a drop).
+func (b *Builder[T]) Timeout(configure func(*timeout.Config)) *Builder[T] {
+	b.timeout.add(configure)
+	return b
+}
+
+// Bulkhead adds a bulkhead (innermost of the built-in policies: a full
+// bulkhead is a drop to the adaptive limit).
+func (b *Builder[T]) Bulkhead(configure func(*bulkhead.Config)) *Builder[T] {
+	b.bulkhead.add(configure)
 	return b
 }
 
@@ -50,18 +123,6 @@ func (b *Builder[T]) AdaptiveLimit(configure func(*adaptivelimit.Config)) *Build
 func (b *Builder[T]) Use(p policy.Policy[T]) *Builder[T] {
 	b.custom = append(b.custom, p)
 	return b
-}
-
-// all returns the configure functions of a kind as one (nil if none).
-func all[C any](fns []func(*C)) func(*C) {
-	if len(fns) == 0 {
-		return nil
-	}
-	return func(c *C) {
-		for _, fn := range fns {
-			fn(c)
-		}
-	}
 }
 
 // Build resolves every policy against the registry, validates the whole
@@ -90,21 +151,51 @@ func (b *Builder[T]) Build() (*Pipeline[T], error) {
 	}
 	err := b.reg.Update(func(tx *r4c.Tx) error {
 		// The fixed order, outermost first.
-		if b.hasAdaptive {
-			l, err := tx.AdaptiveLimit(b.name, all(b.adaptive))
-			if err != nil {
-				return err
-			}
-			add("adaptivelimit", adaptivelimit.Stage[T](l))
-		}
-		for _, c := range b.custom {
-			add("custom", policy.Wrap(c))
-		}
-		return nil
+		return firstErr(
+			place(b.retry, b.name, tx.Retry, retry.Stage[T], "retry", add),
+			place(b.breaker, b.name, tx.Breaker, breaker.Stage[T], "breaker", add),
+			place(b.hedge, b.name, tx.Hedge, hedge.Stage[T], "hedge", add),
+			place(b.ratelimit, b.name, tx.RateLimit, ratelimit.Stage[T], "ratelimit", add),
+			place(b.adaptive, b.name, tx.AdaptiveLimit, adaptivelimit.Stage[T], "adaptivelimit", add),
+			place(b.timeout, b.name, tx.Timeout, timeout.Stage[T], "timeout", add),
+			place(b.bulkhead, b.name, tx.Bulkhead, bulkhead.Stage[T], "bulkhead", add),
+			func() error {
+				for _, c := range b.custom {
+					add("custom", policy.Wrap(c))
+				}
+				return nil
+			},
+		)
 	})
 	if err != nil {
 		return nil, err
 	}
 	b.built = true
 	return p, nil
+}
+
+// place returns a step that resolves one kind's core and adds its stage.
+func place[T any, C any, I any](s stageConfig[C], name string, resolve func(string, func(*C)) (I, error),
+	stage func(I) policy.Link[T], kind string, add func(string, policy.Link[T])) func() error {
+	return func() error {
+		if !s.on {
+			return nil
+		}
+		core, err := resolve(name, s.configure())
+		if err != nil {
+			return err
+		}
+		add(kind, stage(core))
+		return nil
+	}
+}
+
+// firstErr runs the steps in order and stops at the first error.
+func firstErr(steps ...func() error) error {
+	for _, s := range steps {
+		if err := s(); err != nil {
+			return err
+		}
+	}
+	return nil
 }

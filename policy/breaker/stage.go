@@ -1,0 +1,134 @@
+package breaker
+
+import (
+	"context"
+	"errors"
+
+	"github.com/resilience4cata/r4c/future"
+	"github.com/resilience4cata/r4c/policy"
+)
+
+// Stage returns the pipeline stage of b for results of type T. Make it once
+// when the pipeline is built; it is safe for concurrent use.
+//
+// Run admits or refuses the call. A refused call returns the breaker's
+// preallocated *[OpenError] at once, without calling the rest of the
+// chain, and allocates nothing. An admitted call shares its clock readings
+// with the chain: its start is next.Start when an outer stage took one,
+// else one reading, passed inward with next.WithStart; its end is the
+// reading an inner stage returned, else one reading, and is returned
+// upward. So with an adaptive limit inside, the two stages read the clock
+// twice in all. The end minus the start is the call's latency, compared
+// with SlowCallDuration. A panic is recorded as a failure and goes on. A
+// disabled breaker passes the call through and reads nothing.
+//
+// RunAsync admits the call the same way, returning an already-failed
+// future (shared, allocated once per stage) on refusal; it records the
+// outcome when the inner future completes, with the latency to that
+// completion, before completing the future it returned. A cancelled inner
+// future (future.ErrCancelled) is ignored, and cancelling the returned
+// future cancels the inner one.
+func Stage[T any](b *Breaker) policy.Link[T] {
+	return &stage[T]{
+		b:      b,
+		open:   future.Failed[T](b.openErr),
+		forced: future.Failed[T](b.forcedErr),
+		half:   future.Failed[T](b.halfErr),
+	}
+}
+
+type stage[T any] struct {
+	b *Breaker
+	// Futures failed with each refusal, shared by every refused
+	// asynchronous call: a completed future cannot change.
+	open, forced, half *future.Future[T]
+}
+
+var _ policy.Link[any] = (*stage[any])(nil)
+
+// Run implements [policy.Link].
+func (s *stage[T]) Run(ctx context.Context, next policy.Next[T]) (T, error, policy.Stamp) {
+	b := s.b
+	e := b.cur.Load()
+	switch e.state {
+	case StateDisabled:
+		return next.Run(ctx)
+	case StateForcedOpen:
+		b.notPermitted.Add(1)
+		b.refused(b.forcedErr)
+		var zero T
+		return zero, b.forcedErr, next.Start
+	}
+	start := next.Start
+	if !start.OK {
+		start = policy.Stamp{At: b.clock.Nanotime(), OK: true}
+	}
+	p, oerr := b.admit(e, start.At)
+	if oerr != nil {
+		b.refused(oerr)
+		var zero T
+		return zero, oerr, start
+	}
+	if p.e == nil { // disabled meanwhile
+		return next.WithStart(start.At).Run(ctx)
+	}
+	ended := false
+	defer func() {
+		if !ended { // fn panicked: record a failure, let the panic go on
+			b.finish(p, failure, b.clock.Nanotime())
+		}
+	}()
+	v, err, end := next.WithStart(start.At).Run(ctx)
+	ended = true
+	if !end.OK {
+		end = policy.Stamp{At: b.clock.Nanotime(), OK: true}
+	}
+	b.finish(p, b.classify(ctx, err), end.At)
+	return v, err, end
+}
+
+// RunAsync implements [policy.Link].
+func (s *stage[T]) RunAsync(ctx context.Context, next policy.AsyncNext[T]) *future.Future[T] {
+	b := s.b
+	e := b.cur.Load()
+	if e.state == StateDisabled {
+		return next.Call(ctx)
+	}
+	p, oerr := b.admit(e, b.clock.Nanotime())
+	if oerr != nil {
+		b.refused(oerr)
+		switch oerr {
+		case b.forcedErr:
+			return s.forced
+		case b.halfErr:
+			return s.half
+		}
+		return s.open
+	}
+	if p.e == nil {
+		return next.Call(ctx)
+	}
+	ended := false
+	defer func() {
+		if !ended {
+			b.finish(p, failure, b.clock.Nanotime())
+		}
+	}()
+	inner := next.Call(ctx)
+	ended = true
+	pr := future.NewPromise[T]()
+	pr.OnCancel(func() { inner.Cancel() })
+	inner.OnComplete(func(v T, err error) {
+		o := ignored
+		if !errors.Is(err, future.ErrCancelled) {
+			o = b.classify(ctx, err)
+		}
+		b.finish(p, o, b.clock.Nanotime())
+		if err != nil {
+			pr.Fail(err)
+		} else {
+			pr.Complete(v)
+		}
+	})
+	return pr.Future()
+}

@@ -1,0 +1,5 @@
+//go:build race
+
+package hedge_test
+
+const raceEnabled = true

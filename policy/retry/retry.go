@@ -1,0 +1,204 @@
+package retry
+
+import (
+	"context"
+	"math"
+	"math/rand/v2"
+	"sync/atomic"
+	"time"
+
+	"github.com/resilience4cata/r4c/events"
+	"github.com/resilience4cata/r4c/policy"
+)
+
+// Retry calls again a call that failed with an error worth retrying, after
+// a wait on its clock, up to MaxAttempts attempts and within its retry
+// budget. Make one with [New]; use it in a pipeline through [Stage], or on
+// its own with [Retry.Do].
+//
+// A Retry is safe for concurrent use; one serves every call of every
+// pipeline that shares it. It holds nothing between attempts: each attempt
+// goes through the stages inside afresh (taking and freeing its own slots),
+// and the wait between attempts holds none.
+type Retry struct {
+	// successes is written on every call that succeeds at once: keep it on
+	// a cache line of its own, away from the read-only fields.
+	successes atomic.Int64
+	_         [56]byte
+
+	cfg      Config
+	clock    policy.Clock
+	bus      *events.Bus
+	instance string
+
+	disabled    bool
+	maxAttempts int
+	wait        time.Duration
+	maxDelay    time.Duration
+	multiplier  float64
+	jitter      Jitter
+	rand        func() float64
+	retryOn     []error
+	retryIf     func(error) bool
+	abortOn     []error
+	abortIf     func(error) bool
+	resultIf    func(any) bool
+	budget      *budget // nil: no budget
+
+	retries          atomic.Int64
+	successesRetried atomic.Int64
+	failures         atomic.Int64
+	failuresRetried  atomic.Int64
+	exhausted        atomic.Int64
+	budgetRejections atomic.Int64
+	cancelled        atomic.Int64
+}
+
+// New returns a Retry configured by cfg (after [Config.WithDefaults]) that
+// waits on env's clock and publishes on env's bus. It returns cfg's first
+// violation as a *policy.FieldError, unwrapped; it never panics.
+func New(cfg Config, env policy.Env) (*Retry, error) {
+	cfg = cfg.WithDefaults()
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	r := &Retry{
+		cfg:         cfg,
+		clock:       env.ClockOrSystem(),
+		bus:         env.Events,
+		instance:    env.Instance,
+		disabled:    cfg.Disabled,
+		maxAttempts: cfg.MaxAttempts,
+		wait:        cfg.Wait,
+		maxDelay:    cfg.MaxDelay,
+		multiplier:  cfg.Multiplier,
+		jitter:      cfg.Jitter,
+		rand:        cfg.Rand,
+		retryOn:     cfg.RetryOn,
+		retryIf:     cfg.RetryIf,
+		abortOn:     cfg.AbortOn,
+		abortIf:     cfg.AbortIf,
+		resultIf:    cfg.RetryIfResult,
+	}
+	if r.rand == nil {
+		r.rand = rand.Float64
+	}
+	if cfg.BudgetRatio > 0 {
+		r.budget = newBudget(cfg.BudgetRatio, cfg.BudgetWindow, cfg.BudgetMinRetries, r.clock.Nanotime())
+	}
+	return r, nil
+}
+
+// Do calls fn, and calls it again while it fails with an error worth
+// retrying, like a pipeline with this retry alone. It returns nil on
+// success; the error of an attempt that is not to be retried, unchanged;
+// an [*ExhaustedError] when it gave up; or ctx's error if ctx was done
+// during a wait. The waits honour ctx and allocate a timer each.
+func (r *Retry) Do(ctx context.Context, fn func(context.Context) error) error {
+	_, err, _ := Stage[struct{}](r).Run(ctx, policy.NewNext[struct{}](nil, func(ctx context.Context) (struct{}, error) {
+		return struct{}{}, fn(ctx)
+	}, nil))
+	return err
+}
+
+// retryable reports whether err (not nil, not the caller's cancellation)
+// is worth another attempt: AbortOn/AbortIf win over RetryOn/RetryIf, and
+// with neither RetryOn nor RetryIf every error is.
+func (r *Retry) retryable(err error) bool {
+	if err == ErrRetryableResult {
+		return true
+	}
+	if policy.Matches(err, r.abortOn, r.abortIf) {
+		return false
+	}
+	if len(r.retryOn) == 0 && r.retryIf == nil {
+		return true
+	}
+	return policy.Matches(err, r.retryOn, r.retryIf)
+}
+
+// delay returns the wait before retry n (1 for the first retry). prev is
+// the previous wait, which JitterDecorrelated grows from.
+func (r *Retry) delay(n int, prev time.Duration) time.Duration {
+	var d float64
+	switch r.jitter {
+	case JitterDecorrelated:
+		lo := float64(r.wait)
+		hi := 3 * math.Max(float64(prev), lo)
+		d = lo + r.rand()*(hi-lo)
+	default:
+		d = float64(r.wait) * math.Pow(r.multiplier, float64(n-1))
+		if r.maxDelay > 0 && d > float64(r.maxDelay) {
+			d = float64(r.maxDelay)
+		}
+		if r.jitter == JitterFull {
+			d *= r.rand()
+		}
+	}
+	if r.maxDelay > 0 && d > float64(r.maxDelay) {
+		d = float64(r.maxDelay)
+	}
+	if d >= math.MaxInt64 || math.IsNaN(d) {
+		return time.Duration(math.MaxInt64)
+	}
+	if d < 0 {
+		return 0
+	}
+	return time.Duration(d)
+}
+
+// now returns the reading s carries, or reads the clock.
+func (r *Retry) now(s policy.Stamp) int64 {
+	if s.OK {
+		return s.At
+	}
+	return r.clock.Nanotime()
+}
+
+// publish reports that attempt n+1 starts after d because of err.
+func (r *Retry) publish(n int, d time.Duration, err error) {
+	if r.bus.Active() {
+		r.bus.Publish(events.RetryAttempt{Instance: r.instance, Attempt: n + 1, Wait: d, Err: err})
+	}
+}
+
+// verdict is what a retry does after a failed attempt.
+type verdict uint8
+
+const (
+	stop    verdict = iota // return the error as is
+	retry                  // wait, then try again
+	give                   // return an *ExhaustedError
+	giveBud                // the budget said no: return an *ExhaustedError
+)
+
+// decide chooses what follows attempt n, which failed with err (not nil),
+// and counts the outcome of a call that ends. s is the end reading of the
+// attempt, for the budget.
+func (r *Retry) decide(ctx context.Context, n int, err error, s policy.Stamp) verdict {
+	if policy.CallerCancelled(ctx, err) {
+		r.cancelled.Add(1)
+		return stop
+	}
+	if !r.retryable(err) {
+		if n == 1 {
+			r.failures.Add(1)
+		} else {
+			r.failuresRetried.Add(1)
+		}
+		return stop
+	}
+	if n >= r.maxAttempts {
+		r.exhausted.Add(1)
+		return give
+	}
+	if r.budget != nil && !r.budget.withdraw(r.now(s)) {
+		r.budgetRejections.Add(1)
+		return giveBud
+	}
+	return retry
+}
+
+func (r *Retry) exhaustedError(n int, err error, budget bool) error {
+	return &ExhaustedError{Attempts: n, Last: err, Instance: r.instance, Budget: budget}
+}

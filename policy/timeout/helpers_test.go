@@ -1,0 +1,127 @@
+package timeout_test
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/resilience4cata/r4c/clocktest"
+	"github.com/resilience4cata/r4c/events"
+	"github.com/resilience4cata/r4c/future"
+	"github.com/resilience4cata/r4c/policy"
+	"github.com/resilience4cata/r4c/policy/timeout"
+	"github.com/stretchr/testify/require"
+)
+
+// fixture is a timeout on a ManualClock with a recorded event bus.
+type fixture struct {
+	clk *clocktest.ManualClock
+	t   *timeout.Timeout
+	h   *timeout.Handle
+	rec *recorder
+}
+
+func newFixture(tb testing.TB, cfg timeout.Config) *fixture {
+	tb.Helper()
+	clk := clocktest.NewManualClock()
+	bus := &events.Bus{}
+	rec := &recorder{}
+	stop := bus.Subscribe(rec.listen)
+	tb.Cleanup(stop)
+	to, err := timeout.New(cfg, policy.Env{Clock: clk, Events: bus, Instance: "search"})
+	require.NoError(tb, err)
+	return &fixture{clk: clk, t: to, h: timeout.NewHandle(to), rec: rec}
+}
+
+// blockUntil waits until n timers are armed on the clock.
+func (f *fixture) blockUntil(tb testing.TB, n int) {
+	tb.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	require.NoError(tb, f.clk.BlockUntil(ctx, n), "timers armed: %d", f.clk.Pending())
+}
+
+type recorder struct {
+	mu  sync.Mutex
+	evs []events.Event
+}
+
+func (r *recorder) listen(e events.Event) {
+	r.mu.Lock()
+	r.evs = append(r.evs, e)
+	r.mu.Unlock()
+}
+
+func (r *recorder) events() []events.Event {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]events.Event(nil), r.evs...)
+}
+
+// probe is a link inside the stage under test: it records the start
+// reading it was given and returns end as its end reading.
+type probe struct {
+	mu    sync.Mutex
+	start policy.Stamp
+	calls int
+	end   policy.Stamp
+}
+
+func (p *probe) Run(ctx context.Context, next policy.Next[string]) (string, error, policy.Stamp) {
+	p.mu.Lock()
+	p.start = next.Start
+	p.calls++
+	p.mu.Unlock()
+	v, err, _ := next.Run(ctx)
+	return v, err, p.end
+}
+
+func (p *probe) RunAsync(ctx context.Context, next policy.AsyncNext[string]) *future.Future[string] {
+	return next.Call(ctx)
+}
+
+func (p *probe) seen() (policy.Stamp, int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.start, p.calls
+}
+
+type result struct {
+	v   string
+	err error
+	end policy.Stamp
+}
+
+// run runs fn through links synchronously.
+func run(ctx context.Context, next policy.Next[string]) result {
+	v, err, end := next.Run(ctx)
+	return result{v, err, end}
+}
+
+// start runs next on a goroutine and returns the channel of its result.
+func start(ctx context.Context, next policy.Next[string]) <-chan result {
+	ch := make(chan result, 1)
+	go func() { ch <- run(ctx, next) }()
+	return ch
+}
+
+func chain(fn func(context.Context) (string, error), links ...policy.Link[string]) policy.Next[string] {
+	return policy.NewNext(links, fn, nil)
+}
+
+// recv waits for a result, failing the test after a while of real time (a
+// guard against a hang, not a timing assumption).
+func recv[T any](tb testing.TB, ch <-chan T) T {
+	tb.Helper()
+	select {
+	case v := <-ch:
+		return v
+	case <-time.After(10 * time.Second):
+		tb.Fatal("no result")
+		panic("unreachable")
+	}
+}
+
+// pending reports whether the buffered channel ch holds nothing yet.
+func pending[T any](ch <-chan T) bool { return len(ch) == 0 }
