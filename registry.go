@@ -30,6 +30,7 @@ type Registry struct {
 	retry     *retryStore
 	breaker   *breakerStore
 	hedge     *hedgeStore
+	fallback  *fallbackStore
 }
 
 // Option configures a Registry. Options are applied in order; for external

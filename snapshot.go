@@ -4,6 +4,7 @@ import (
 	"github.com/resilience4cata/r4c/policy/adaptivelimit"
 	"github.com/resilience4cata/r4c/policy/breaker"
 	"github.com/resilience4cata/r4c/policy/bulkhead"
+	"github.com/resilience4cata/r4c/policy/fallback"
 	"github.com/resilience4cata/r4c/policy/hedge"
 	"github.com/resilience4cata/r4c/policy/ratelimit"
 	"github.com/resilience4cata/r4c/policy/retry"
@@ -21,6 +22,7 @@ type Snapshot struct {
 	Retries        map[string]retry.Snapshot
 	Breakers       map[string]breaker.Snapshot
 	Hedges         map[string]hedge.Snapshot
+	Fallbacks      map[string]fallback.Snapshot
 }
 
 // Snapshot returns the figures of every instance built so far.
@@ -35,6 +37,7 @@ func (r *Registry) Snapshot() Snapshot {
 		Retries:        snapshots(r.retry, func(x *retry.Retry) retry.Snapshot { return x.Handle().Snapshot() }),
 		Breakers:       snapshots(r.breaker, func(b *breaker.Breaker) breaker.Snapshot { return b.Handle().Snapshot() }),
 		Hedges:         snapshots(r.hedge, func(h *hedge.Hedge) hedge.Snapshot { return h.Handle().Snapshot() }),
+		Fallbacks:      snapshots(r.fallback, func(f *fallback.Fallback) fallback.Snapshot { return f.Handle().Snapshot() }),
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"github.com/resilience4cata/r4c/policy/adaptivelimit"
 	"github.com/resilience4cata/r4c/policy/breaker"
 	"github.com/resilience4cata/r4c/policy/bulkhead"
+	"github.com/resilience4cata/r4c/policy/fallback"
 	"github.com/resilience4cata/r4c/policy/hedge"
 	"github.com/resilience4cata/r4c/policy/ratelimit"
 	"github.com/resilience4cata/r4c/policy/retry"
@@ -25,6 +26,7 @@ type Builder[T any] struct {
 	name  string
 	built bool
 
+	fallback  stageConfig[fallback.Config]
 	retry     stageConfig[retry.Config]
 	breaker   stageConfig[breaker.Config]
 	hedge     stageConfig[hedge.Config]
@@ -70,6 +72,15 @@ func (s *stageConfig[C]) configure() func(*C) {
 // handles use.
 func NewBuilder[T any](reg *r4c.Registry, name string) *Builder[T] {
 	return &Builder[T]{reg: reg, name: name}
+}
+
+// Fallback adds a fallback, outermost: it sees the outcome of everything
+// inside, rejections included. Set its value with fallback.Return or its
+// function with fallback.Call, which check the result type; a Value that is
+// not a T fails Build with R4C-ATR-010.
+func (b *Builder[T]) Fallback(configure func(*fallback.Config)) *Builder[T] {
+	b.fallback.add(configure)
+	return b
 }
 
 // Retry adds a retry (outside the circuit breaker): each attempt runs the
@@ -152,13 +163,14 @@ func (b *Builder[T]) Build() (*Pipeline[T], error) {
 	err := b.reg.Update(func(tx *r4c.Tx) error {
 		// The fixed order, outermost first.
 		return firstErr(
-			place(b.retry, b.name, tx.Retry, retry.Stage[T], "retry", add),
-			place(b.breaker, b.name, tx.Breaker, breaker.Stage[T], "breaker", add),
-			place(b.hedge, b.name, tx.Hedge, hedge.Stage[T], "hedge", add),
-			place(b.ratelimit, b.name, tx.RateLimit, ratelimit.Stage[T], "ratelimit", add),
-			place(b.adaptive, b.name, tx.AdaptiveLimit, adaptivelimit.Stage[T], "adaptivelimit", add),
-			place(b.timeout, b.name, tx.Timeout, timeout.Stage[T], "timeout", add),
-			place(b.bulkhead, b.name, tx.Bulkhead, bulkhead.Stage[T], "bulkhead", add),
+			place(b.fallback, b.name, tx.Fallback, fallbackStage[T], "fallback", add),
+			place(b.retry, b.name, tx.Retry, always(retry.Stage[T]), "retry", add),
+			place(b.breaker, b.name, tx.Breaker, always(breaker.Stage[T]), "breaker", add),
+			place(b.hedge, b.name, tx.Hedge, always(hedge.Stage[T]), "hedge", add),
+			place(b.ratelimit, b.name, tx.RateLimit, always(ratelimit.Stage[T]), "ratelimit", add),
+			place(b.adaptive, b.name, tx.AdaptiveLimit, always(adaptivelimit.Stage[T]), "adaptivelimit", add),
+			place(b.timeout, b.name, tx.Timeout, always(timeout.Stage[T]), "timeout", add),
+			place(b.bulkhead, b.name, tx.Bulkhead, always(bulkhead.Stage[T]), "bulkhead", add),
 			func() error {
 				for _, c := range b.custom {
 					add("custom", policy.Wrap(c))
@@ -176,7 +188,7 @@ func (b *Builder[T]) Build() (*Pipeline[T], error) {
 
 // place returns a step that resolves one kind's core and adds its stage.
 func place[T any, C any, I any](s stageConfig[C], name string, resolve func(string, func(*C)) (I, error),
-	stage func(I) policy.Link[T], kind string, add func(string, policy.Link[T])) func() error {
+	stage func(I) (policy.Link[T], error), kind string, add func(string, policy.Link[T])) func() error {
 	return func() error {
 		if !s.on {
 			return nil
@@ -185,9 +197,27 @@ func place[T any, C any, I any](s stageConfig[C], name string, resolve func(stri
 		if err != nil {
 			return err
 		}
-		add(kind, stage(core))
+		l, err := stage(core)
+		if err != nil {
+			return err
+		}
+		add(kind, l)
 		return nil
 	}
+}
+
+// always adapts a Stage constructor that cannot fail.
+func always[T any, I any](stage func(I) policy.Link[T]) func(I) (policy.Link[T], error) {
+	return func(core I) (policy.Link[T], error) { return stage(core), nil }
+}
+
+// fallbackStage checks, at build, that the fallback's value is a T.
+func fallbackStage[T any](f *fallback.Fallback) (policy.Link[T], error) {
+	l, err := fallback.Stage[T](f)
+	if err != nil {
+		return nil, r4c.StageError("fallback", f.Config().Name, err)
+	}
+	return l, nil
 }
 
 // firstErr runs the steps in order and stops at the first error.
