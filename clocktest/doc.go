@@ -5,7 +5,22 @@
 // clock by, windows end when the clock passes them, and timers, retry waits,
 // breaker waits, rate-limit refills and timeouts fire in deadline order
 // during [ManualClock.Advance]. [ManualClock.BlockUntil] lets a test wait
-// until a goroutine has armed a timer instead of sleeping and hoping.
+// until a goroutine has armed a timer instead of sleeping and hoping:
+//
+//	clk := clocktest.NewManualClock()
+//	go func() { errc <- policy.Sleep(ctx, clk, time.Second) }()
+//	if err := clk.BlockUntil(ctx, 1); err != nil { // the goroutine is waiting
+//		t.Fatal(err)
+//	}
+//	clk.Advance(time.Second) // Sleep returns nil, after exactly one second
+//
+// Deadline contexts made by [ManualClock.WithDeadline] end during the
+// Advance that reaches them, with context.DeadlineExceeded as their error
+// and cause, and so do the contexts derived from them.
+//
+// Tests that would rather use real waits on virtual time can run the
+// [policy.System] clock inside a testing/synctest bubble instead: the
+// library works there unchanged.
 //
 // We wrote our own rather than use github.com/benbjohnson/clock: its mock
 // yields by sleeping a millisecond of real time on every Add, and it has no

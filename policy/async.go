@@ -9,7 +9,9 @@ import (
 // AsyncNext is the rest of a chain for an asynchronous call: the stages
 // inside the current one, then a function that starts the work and returns
 // its future. A stage that holds something for the call (a slot, a permit)
-// holds it until the future it gets from Call completes.
+// holds it until the future it gets from Call completes. Like [Next], it is
+// a small value and may be called again. The zero AsyncNext is not usable:
+// make one with [NewAsyncNext].
 type AsyncNext[T any] struct {
 	links []Link[T]
 	fn    func(context.Context) *future.Future[T]
@@ -89,10 +91,12 @@ type Link[T any] interface {
 }
 
 // Wrap turns a Policy into a Link. The stages inside a wrapped policy read
-// the clock themselves. In an asynchronous call a wrapped policy runs on a
-// goroutine of its own (a Policy only knows synchronous calls), and the
-// stages inside it wait for their future there; cancelling the call's
-// future cancels that goroutine's ctx.
+// the clock themselves, and it returns no end reading. In an asynchronous
+// call a wrapped policy runs on a goroutine of its own (a Policy only knows
+// synchronous calls), and the stages inside it run synchronously there,
+// waiting for the work's future (see [AsyncNext.Sync]). Cancelling the
+// call's future cancels that goroutine's ctx, which cancels the work's
+// future in turn; the goroutine ends when the policy returns.
 func Wrap[T any](p Policy[T]) Link[T] { return wrapped[T]{p} }
 
 type wrapped[T any] struct{ p Policy[T] }

@@ -28,7 +28,9 @@ type Stamp struct {
 
 // Next is the rest of a chain: the stages inside the current one, then the
 // function. It is a small value passed down the stack; calling it does not
-// allocate.
+// allocate. A stage may call it from several goroutines at once (a hedge
+// does): it holds no state of its own. The zero Next is not usable: make
+// one with [NewNext].
 type Next[T any] struct {
 	links []Link[T]
 	fn    func(context.Context) (T, error)
@@ -53,7 +55,8 @@ func (n Next[T]) Call(ctx context.Context) (T, error) {
 }
 
 // Run runs the rest of the chain like Call and also returns the clock
-// reading an inner stage took when the call ended, if any.
+// reading an inner stage took when the call ended, if any (the function
+// itself takes none).
 func (n Next[T]) Run(ctx context.Context) (T, error, Stamp) {
 	if len(n.links) > 0 {
 		l := n.links[0]

@@ -18,7 +18,8 @@ var ErrCallTimeout = errors.New("r4c: call timed out")
 var ErrBulkheadFull = errors.New("r4c: bulkhead full")
 
 // Matches reports whether err matches one of errs (with errors.Is) or
-// satisfies pred (when pred is not nil). A nil err matches nothing.
+// satisfies pred (when pred is not nil; it is asked only when no entry of
+// errs matched). A nil err matches nothing. It allocates nothing.
 func Matches(err error, errs []error, pred func(error) bool) bool {
 	if err == nil {
 		return false
@@ -32,9 +33,12 @@ func Matches(err error, errs []error, pred func(error) bool) bool {
 }
 
 // CallerCancelled reports whether err is the caller's own cancellation: ctx
-// (the caller's context) is done and err is context.Canceled or
-// context.DeadlineExceeded. Such an outcome is never a failure, a sample or
-// a reason to retry: it says nothing about the dependency.
+// (the caller's context) is done and err matches context.Canceled or
+// context.DeadlineExceeded with errors.Is (future.ErrCancelled matches
+// context.Canceled). Such an outcome is never a failure, a sample or a
+// reason to retry: it says nothing about the dependency. A DeadlineExceeded
+// from a deadline of a stage's own, with the caller's ctx still live, is
+// not the caller's. It allocates nothing.
 func CallerCancelled(ctx context.Context, err error) bool {
 	if err == nil || ctx.Err() == nil {
 		return false
