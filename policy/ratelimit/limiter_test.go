@@ -309,3 +309,13 @@ func TestSystemClockDefault(t *testing.T) {
 	assert.False(t, l.Allow())
 	assert.InDelta(t, float64(time.Hour), float64(l.RetryAfter()), float64(time.Minute))
 }
+
+// A panic inside goes on through the stage; the permit was spent when
+// taken, so there is nothing to give back.
+func TestStagePanic(t *testing.T) {
+	f := newFixture(t, ratelimit.Config{Limit: 2, Period: time.Second})
+	next := policy.NewNext([]policy.Link[string]{f.st}, func(context.Context) (string, error) { panic("kaboom") }, nil)
+	assert.PanicsWithValue(t, "kaboom", func() { next.Run(context.Background()) })
+	assert.Equal(t, 1, f.l.Available())
+	assert.Zero(t, f.h.Snapshot().Rejections)
+}

@@ -102,7 +102,7 @@ func TestAsyncCallerCancels(t *testing.T) {
 	assert.ErrorIs(t, err, context.Canceled)
 	assert.NotErrorIs(t, err, timeout.ErrCallTimeout)
 	assert.Zero(t, f.h.Timeouts())
-	assert.Zero(t, f.clk.Pending())
+	assert.Zero(t, drained(f.clk))
 }
 
 func TestAsyncInnerDoneAtOnce(t *testing.T) {

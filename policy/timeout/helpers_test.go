@@ -2,6 +2,7 @@ package timeout_test
 
 import (
 	"context"
+	"runtime"
 	"sync"
 	"testing"
 	"time"
@@ -112,7 +113,13 @@ func chain(fn func(context.Context) (string, error), links ...policy.Link[string
 
 // recv waits for a result, failing the test after a while of real time (a
 // guard against a hang, not a timing assumption).
-func recv[T any](tb testing.TB, ch <-chan T) T {
+// tb is what recv needs of a *testing.T or a *rapid.T.
+type tb interface {
+	Helper()
+	Fatal(args ...any)
+}
+
+func recv[T any](tb tb, ch <-chan T) T {
 	tb.Helper()
 	select {
 	case v := <-ch:
@@ -121,6 +128,18 @@ func recv[T any](tb testing.TB, ch <-chan T) T {
 		tb.Fatal("no result")
 		panic("unreachable")
 	}
+}
+
+// drained returns clk.Pending() once no timer is left, or after a bounded
+// number of yields. When a caller's ctx is cancelled, the goroutine that
+// context.AfterFunc starts finishes the ManualClock's deadline context and
+// stops its timer just after marking it done, so the timer can outlive the
+// call by a moment: yielding lets that goroutine end. No real time passes.
+func drained(clk *clocktest.ManualClock) int {
+	for i := 0; i < 100000 && clk.Pending() != 0; i++ {
+		runtime.Gosched()
+	}
+	return clk.Pending()
 }
 
 // pending reports whether the buffered channel ch holds nothing yet.

@@ -3,12 +3,14 @@ package timeout_test
 import (
 	"context"
 	"errors"
+	"runtime"
 	"testing"
 	"time"
 
 	"github.com/resilience4cata/r4c/clocktest"
 	"github.com/resilience4cata/r4c/events"
 	"github.com/resilience4cata/r4c/policy"
+	"github.com/resilience4cata/r4c/policy/bulkhead"
 	"github.com/resilience4cata/r4c/policy/timeout"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -215,7 +217,7 @@ func TestCallerCancellation(t *testing.T) {
 			assert.ErrorIs(t, recv(t, workErr), context.Canceled, "the work's ctx is cancelled with the caller's")
 			assert.Zero(t, f.h.Timeouts())
 			assert.Empty(t, f.rec.events())
-			assert.Zero(t, f.clk.Pending())
+			assert.Zero(t, drained(f.clk))
 		})
 	}
 }
@@ -385,7 +387,9 @@ func TestNoBus(t *testing.T) {
 	to, err := timeout.New(timeout.Config{}, policy.Env{Clock: clk})
 	require.NoError(t, err)
 	ch := make(chan error, 1)
-	go func() { ch <- to.Run(context.Background(), func(ctx context.Context) error { <-ctx.Done(); return nil }) }()
+	go func() {
+		ch <- to.Run(context.Background(), func(ctx context.Context) error { <-ctx.Done(); return nil })
+	}()
 	require.NoError(t, clk.BlockUntil(context.Background(), 1))
 	clk.Advance(time.Second)
 	assert.ErrorIs(t, recv(t, ch), timeout.ErrCallTimeout)
@@ -398,4 +402,32 @@ func TestSystemClock(t *testing.T) {
 	require.NoError(t, err)
 	err = to.Run(context.Background(), func(ctx context.Context) error { <-ctx.Done(); return ctx.Err() })
 	assert.ErrorIs(t, err, timeout.ErrCallTimeout)
+}
+
+// A timeout outside a bulkhead frees the caller, not the slot: the
+// abandoned work keeps its slot until it really returns.
+func TestAbandonedWorkKeepsInnerSlot(t *testing.T) {
+	f := newFixture(t, timeout.Config{Timeout: time.Second})
+	b, err := bulkhead.New(bulkhead.Config{MaxConcurrent: 1}, policy.Env{Clock: f.clk})
+	require.NoError(t, err)
+	links := []policy.Link[string]{timeout.Stage[string](f.t), bulkhead.Stage[string](b)}
+	release := make(chan struct{})
+	ch := start(context.Background(), policy.NewNext(links, func(context.Context) (string, error) {
+		<-release // ignores its ctx
+		return "late", nil
+	}, nil))
+	f.blockUntil(t, 1)
+	f.clk.Advance(time.Second)
+	require.ErrorIs(t, recv(t, ch).err, timeout.ErrCallTimeout)
+	assert.Equal(t, 1, b.InFlight(), "the abandoned work still holds its slot")
+
+	r := run(context.Background(), policy.NewNext(links, func(context.Context) (string, error) { return "x", nil }, nil))
+	assert.ErrorIs(t, r.err, bulkhead.ErrFull, "the next call finds the bulkhead full")
+
+	close(release)
+	for b.InFlight() != 0 {
+		runtime.Gosched() // the abandoned goroutine frees the slot when its work returns
+	}
+	r = run(context.Background(), policy.NewNext(links, func(context.Context) (string, error) { return "x", nil }, nil))
+	assert.NoError(t, r.err)
 }
