@@ -161,14 +161,18 @@ func (c *deadlineCtx) finish(err, cause error) {
 	funcs, stopParent, timer := c.funcs, c.stopParent, c.timer
 	c.funcs, c.stopParent, c.timer = nil, nil, nil
 	close(c.done)
-	c.mu.Unlock()
-	// Done for whatever reason: release the timer (so Pending drops) and
-	// the watch on parent, as the context package does.
-	if stopParent != nil {
-		stopParent()
-	}
+	// Done for whatever reason: release the timer, under c.mu so that a
+	// concurrent cancel returns only once Pending has dropped. (The lock
+	// order c.mu → clock.mu is safe: the clock fires timers without its
+	// lock held.)
 	if timer != nil {
 		timer.Stop()
+	}
+	c.mu.Unlock()
+	// Release the watch on parent outside c.mu: stopping it waits for a
+	// watch that is running, and a running watch calls finish.
+	if stopParent != nil {
+		stopParent()
 	}
 	for _, a := range funcs {
 		a.once.Do(a.f)
