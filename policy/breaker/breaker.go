@@ -331,12 +331,35 @@ func (b *Breaker) Record(ctx context.Context, p Permit, err error) {
 
 // Do makes one call through the breaker: it returns the breaker's
 // *[OpenError] without calling fn if the breaker refuses it, else fn's
-// error, after recording it. A panic in fn is recorded as a failure and
-// goes on.
+// error, after recording it (the latency is fn's, read on the clock before
+// and after). A panic in fn is recorded as a failure and goes on. Do
+// allocates nothing.
 func (b *Breaker) Do(ctx context.Context, fn func(context.Context) error) error {
-	_, err, _ := Stage[struct{}](b).Run(ctx, policy.NewNext[struct{}](nil, func(ctx context.Context) (struct{}, error) {
-		return struct{}{}, fn(ctx)
-	}, nil))
+	e := b.cur.Load()
+	if e.state == StateDisabled {
+		return fn(ctx)
+	}
+	p, oerr := b.admit(e, b.clock.Nanotime())
+	if oerr != nil {
+		b.refused(oerr)
+		return oerr
+	}
+	if p.e == nil {
+		return fn(ctx)
+	}
+	ended := false
+	defer func() {
+		if !ended {
+			b.finish(p, failure, b.clock.Nanotime())
+		}
+	}()
+	err := fn(ctx)
+	ended = true
+	o := success
+	if err != nil {
+		o = b.classify(ctx, err)
+	}
+	b.finish(p, o, b.clock.Nanotime())
 	return err
 }
 

@@ -63,14 +63,17 @@ func (s *stage[T]) Run(ctx context.Context, next policy.Next[T]) (T, error, poli
 	if !start.OK {
 		start = policy.Stamp{At: b.clock.Nanotime(), OK: true}
 	}
-	p, oerr := b.admit(e, start.At)
-	if oerr != nil {
-		b.refused(oerr)
-		var zero T
-		return zero, oerr, start
-	}
-	if p.e == nil { // disabled meanwhile
-		return next.WithStart(start.At).Run(ctx)
+	p := Permit{e, start.At}
+	if e.state != StateClosed {
+		var oerr *OpenError
+		if p, oerr = b.admit(e, start.At); oerr != nil {
+			b.refused(oerr)
+			var zero T
+			return zero, oerr, start
+		}
+		if p.e == nil { // disabled meanwhile
+			return next.WithStart(start.At).Run(ctx)
+		}
 	}
 	ended := false
 	defer func() {
@@ -83,7 +86,11 @@ func (s *stage[T]) Run(ctx context.Context, next policy.Next[T]) (T, error, poli
 	if !end.OK {
 		end = policy.Stamp{At: b.clock.Nanotime(), OK: true}
 	}
-	b.finish(p, b.classify(ctx, err), end.At)
+	o := success
+	if err != nil {
+		o = b.classify(ctx, err)
+	}
+	b.finish(p, o, end.At)
 	return v, err, end
 }
 

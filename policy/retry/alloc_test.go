@@ -42,4 +42,10 @@ func TestAllocs(t *testing.T) {
 			t.Errorf("%s: %v allocs/op, want 0", tc.name, allocs)
 		}
 	}
+
+	r := mustRetry(t, retry.Config{})
+	fn := func(context.Context) error { return nil }
+	if a := testing.AllocsPerRun(1000, func() { r.Do(ctx, fn) }); a != 0 {
+		t.Errorf("Do: %v allocs/op, want 0", a)
+	}
 }

@@ -81,7 +81,8 @@ func ExampleExhaustedError() {
 }
 
 // A retry budget caps retries at a share of the calls: here 10% of the
-// calls of the last 10 seconds, plus 2.
+// calls of the last 10 seconds, plus 2. The first call spends the two
+// retries; the next ones get none until the window has moved on.
 func ExampleConfig_budget() {
 	clk := clocktest.NewManualClock()
 	r, _ := retry.New(retry.Config{
@@ -101,7 +102,7 @@ func ExampleConfig_budget() {
 	clk.Advance(10 * time.Second)
 	fmt.Println("ten seconds later:", r.Handle().Snapshot().BudgetAvailable)
 	// Output:
-	// call 1: budget exhausted: true
+	// call 1: budget exhausted: false
 	// call 2: budget exhausted: true
 	// call 3: budget exhausted: true
 	// retries: 2 available: 0

@@ -90,15 +90,47 @@ func New(cfg Config, env policy.Env) (*Retry, error) {
 }
 
 // Do calls fn, and calls it again while it fails with an error worth
-// retrying, like a pipeline with this retry alone. It returns nil on
-// success; the error of an attempt that is not to be retried, unchanged;
-// an [*ExhaustedError] when it gave up; or ctx's error if ctx was done
-// during a wait. The waits honour ctx and allocate a timer each.
+// retrying, like a pipeline with this retry alone (RetryIfResult does not
+// apply: fn has no result). It returns nil on success; the error of an
+// attempt that is not to be retried, unchanged; an [*ExhaustedError] when
+// it gave up; or ctx's error if ctx was done during a wait. The waits
+// honour ctx and allocate a timer each; a call whose first attempt
+// succeeds allocates nothing.
 func (r *Retry) Do(ctx context.Context, fn func(context.Context) error) error {
-	_, err, _ := Stage[struct{}](r).Run(ctx, policy.NewNext[struct{}](nil, func(ctx context.Context) (struct{}, error) {
-		return struct{}{}, fn(ctx)
-	}, nil))
-	return err
+	if r.disabled {
+		return fn(ctx)
+	}
+	err := fn(ctx)
+	if r.budget != nil {
+		r.budget.deposit(r.clock.Nanotime())
+	}
+	if err == nil {
+		r.successes.Add(1)
+		return nil
+	}
+	var prev time.Duration
+	for n := 1; ; n++ {
+		switch r.decide(ctx, n, err, policy.Stamp{}) {
+		case stop:
+			return err
+		case give:
+			return r.exhaustedError(n, err, false)
+		case giveBud:
+			return r.exhaustedError(n, err, true)
+		}
+		d := r.delay(n, prev)
+		prev = d
+		r.publish(n, d, err)
+		if werr := policy.Sleep(ctx, r.clock, d); werr != nil {
+			r.cancelled.Add(1)
+			return werr
+		}
+		r.retries.Add(1)
+		if err = fn(ctx); err == nil {
+			r.successesRetried.Add(1)
+			return nil
+		}
+	}
 }
 
 // retryable reports whether err (not nil, not the caller's cancellation)

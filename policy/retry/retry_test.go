@@ -322,6 +322,40 @@ func TestDo(t *testing.T) {
 	assert.Equal(t, 2, n)
 }
 
+func TestDoOutcomes(t *testing.T) {
+	noWait := retry.Config{AbortOn: []error{errFatal}, Jitter: retry.JitterFull, Rand: constant(0)}
+	g := newRig(t, noWait)
+	assert.Same(t, errFatal, g.r.Do(context.Background(), func(context.Context) error { return errFatal }))
+	err := g.r.Do(context.Background(), func(context.Context) error { return errBoom })
+	var ex *retry.ExhaustedError
+	require.ErrorAs(t, err, &ex)
+	assert.Equal(t, 3, ex.Attempts)
+	s := g.r.Handle().Snapshot()
+	assert.EqualValues(t, 1, s.FailuresWithoutRetry)
+	assert.EqualValues(t, 1, s.Exhausted)
+	assert.EqualValues(t, 2, s.Retries)
+
+	budget := noWait
+	budget.MaxAttempts, budget.BudgetRatio, budget.BudgetMinRetries = 5, 0.1, 1
+	g = newRig(t, budget)
+	err = g.r.Do(context.Background(), func(context.Context) error { return errBoom })
+	require.ErrorAs(t, err, &ex)
+	assert.True(t, ex.Budget)
+	assert.Equal(t, 2, ex.Attempts)
+
+	g = newRig(t, retry.Config{})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- g.r.Do(ctx, func(context.Context) error { return errBoom }) }()
+	g.waitTimers(1)
+	cancel()
+	assert.Same(t, context.Canceled, recv(t, done))
+	assert.EqualValues(t, 1, g.r.Handle().Snapshot().Cancelled)
+
+	g = newRig(t, retry.Config{Disabled: true})
+	assert.Same(t, errBoom, g.r.Do(context.Background(), func(context.Context) error { return errBoom }))
+}
+
 func TestHandleConfig(t *testing.T) {
 	g := newRig(t, retry.Config{MaxAttempts: 5})
 	c := g.r.Handle().Config()
