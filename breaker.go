@@ -33,7 +33,7 @@ var breakerKind = &kind[breaker.Config, *breaker.Breaker]{
 		floatField("slowCallRateThreshold", "100", "(0, 100]", "the slow-call percentage that opens the breaker",
 			func(f float64) string { return ruleIf(!(f > 0 && f <= 100), "must be above 0 and at most 100") },
 			func(c *breaker.Config) *float64 { return &c.SlowCallRateThreshold }),
-		durField("slowCallDuration", "60s", "> 0", "a call at least this long is slow", true,
+		durField("slowCallDuration", "60s", "> 0", "a call longer than this is slow", true,
 			func(c *breaker.Config) *time.Duration { return &c.SlowCallDuration }),
 		durField("openFor", "60s", "> 0", "how long the breaker stays open before trial calls", true,
 			func(c *breaker.Config) *time.Duration { return &c.OpenFor }),
