@@ -153,11 +153,12 @@ func (b *Builder[T]) Build() (*Pipeline[T], error) {
 		}
 	}
 	p := &Pipeline[T]{name: b.name}
+	var links []policy.Link[T]
 	add := func(kind string, l policy.Link[T]) {
 		if b.tap != nil {
 			l = b.tap(kind, l)
 		}
-		p.links = append(p.links, l)
+		links = append(links, l)
 		p.kinds = append(p.kinds, kind)
 	}
 	err := b.reg.Update(func(tx *r4c.Tx) error {
@@ -182,6 +183,7 @@ func (b *Builder[T]) Build() (*Pipeline[T], error) {
 	if err != nil {
 		return nil, err
 	}
+	p.chain = policy.NewChain(links...)
 	b.built = true
 	return p, nil
 }

@@ -16,7 +16,7 @@ var ErrNilFunc = errors.New("r4c: pipeline: nil function")
 // concurrent use; build it once with a [Builder] and keep it.
 type Pipeline[T any] struct {
 	name  string
-	links []policy.Link[T]
+	chain policy.Chain[T] // linked once, at Build
 	kinds []string
 }
 
@@ -36,7 +36,7 @@ func (p *Pipeline[T]) Execute(fn func() (T, error)) (T, error) {
 		var zero T
 		return zero, ErrNilFunc
 	}
-	v, err, _ := policy.NewNext(p.links, nil, fn).Run(context.Background())
+	v, err, _ := p.chain.Next(nil, fn).Run(context.Background())
 	return v, err
 }
 
@@ -49,7 +49,7 @@ func (p *Pipeline[T]) ExecuteContext(ctx context.Context, fn func(context.Contex
 		var zero T
 		return zero, ErrNilFunc
 	}
-	v, err, _ := policy.NewNext(p.links, fn, nil).Run(ctx)
+	v, err, _ := p.chain.Next(fn, nil).Run(ctx)
 	return v, err
 }
 
@@ -89,7 +89,7 @@ func (p *Pipeline[T]) ExecuteFuture(ctx context.Context, fn func(context.Context
 		return future.Failed[T](ErrNilFunc)
 	}
 	ctx, cancel := context.WithCancel(ctx)
-	f := policy.NewAsyncNext(p.links, fn).Call(ctx)
+	f := p.chain.AsyncNext(fn).Call(ctx)
 	f.OnComplete(func(T, error) { cancel() })
 	return f
 }

@@ -43,8 +43,9 @@ func TestNextAllocatesNothing(t *testing.T) {
 		t.Skip("allocation counts are not meaningful under -race")
 	}
 	ctx := context.Background()
+	ch := policy.NewChain(chainLinks...)
 	allocs := testing.AllocsPerRun(1000, func() {
-		v, err := policy.NewNext(chainLinks, fnCtx, nil).Call(ctx)
+		v, err := ch.Next(fnCtx, nil).Call(ctx)
 		if v != 4 || err != nil {
 			t.Fatalf("got %d, %v", v, err)
 		}
@@ -52,7 +53,7 @@ func TestNextAllocatesNothing(t *testing.T) {
 	assert.Zero(t, allocs, "Next.Call through links, a wrapped policy and fn")
 
 	allocs = testing.AllocsPerRun(1000, func() {
-		_, _, _ = policy.NewNext(chainLinks, nil, fnBare).Run(ctx)
+		_, _, _ = ch.Next(nil, fnBare).Run(ctx)
 	})
 	assert.Zero(t, allocs, "Next.Run with fn0")
 }
@@ -76,9 +77,10 @@ func TestClassifiersAllocateNothing(t *testing.T) {
 
 func BenchmarkNextCall(b *testing.B) {
 	ctx := context.Background()
+	ch := policy.NewChain(chainLinks...)
 	b.ReportAllocs()
 	for b.Loop() {
-		_, _ = policy.NewNext(chainLinks, fnCtx, nil).Call(ctx)
+		_, _ = ch.Next(fnCtx, nil).Call(ctx)
 	}
 }
 

@@ -13,22 +13,22 @@ import (
 // a small value and may be called again. The zero AsyncNext is not usable:
 // make one with [NewAsyncNext].
 type AsyncNext[T any] struct {
-	links []Link[T]
-	fn    func(context.Context) *future.Future[T]
+	node *node[T]
+	fn   func(context.Context) *future.Future[T]
 }
 
-// NewAsyncNext returns the asynchronous chain made of links, then fn.
+// NewAsyncNext returns the asynchronous chain made of links, then fn. Like
+// [NewNext] it builds the chain on every call; pipelines use [Chain.AsyncNext].
 func NewAsyncNext[T any](links []Link[T], fn func(context.Context) *future.Future[T]) AsyncNext[T] {
-	return AsyncNext[T]{links: links, fn: fn}
+	return NewChain(links...).AsyncNext(fn)
 }
 
 // Call starts the rest of the chain and returns its future. It never returns
 // nil: a nil future from the function becomes a failed one.
 func (n AsyncNext[T]) Call(ctx context.Context) *future.Future[T] {
-	if len(n.links) > 0 {
-		l := n.links[0]
-		n.links = n.links[1:]
-		f := l.RunAsync(ctx, n)
+	if nd := n.node; nd != nil {
+		n.node = nd.next
+		f := nd.link.RunAsync(ctx, n)
 		if f == nil {
 			return future.Failed[T](ErrNilFuture)
 		}
@@ -49,7 +49,7 @@ func (n AsyncNext[T]) Call(ctx context.Context) *future.Future[T] {
 // returns ctx.Err(), unless the future completed first.
 func (n AsyncNext[T]) Sync() Next[T] {
 	fn := n.fn
-	return Next[T]{links: n.links, fn: func(ctx context.Context) (T, error) {
+	return Next[T]{node: n.node, Start: NoStamp, fn: func(ctx context.Context) (T, error) {
 		f := fn(ctx)
 		if f == nil {
 			var zero T
@@ -103,7 +103,7 @@ type wrapped[T any] struct{ p Policy[T] }
 
 func (w wrapped[T]) Run(ctx context.Context, next Next[T]) (T, error, Stamp) {
 	v, err := w.p.Execute(ctx, next.Fresh())
-	return v, err, Stamp{}
+	return v, err, NoStamp
 }
 
 func (w wrapped[T]) RunAsync(ctx context.Context, next AsyncNext[T]) *future.Future[T] {

@@ -55,8 +55,8 @@ func (l recLink) Run(ctx context.Context, next policy.Next[string]) (string, err
 	}
 	v, err, end := next.WithStart(l.stampAt).Run(ctx)
 	l.tr.add("exit " + l.name)
-	if !end.OK {
-		end = policy.Stamp{At: l.stampAt + 1, OK: true}
+	if !end.OK() {
+		end = policy.Stamp(l.stampAt + 1)
 	}
 	return l.name + "(" + v + ")", err, end
 }
@@ -174,33 +174,33 @@ func TestNextStamps(t *testing.T) {
 		recLink{name: "a", tr: &tr, stampAt: -50}, // readings may be negative
 		recLink{name: "b", tr: &tr, stampAt: 10, gotIn: &gotB},
 		policy.Wrap[string](policy.Func[string](func(ctx context.Context, next policy.Next[string]) (string, error) {
-			assert.False(t, next.Start.OK, "a wrapped policy's inner stages read the clock themselves")
+			assert.False(t, next.Start.OK(), "a wrapped policy's inner stages read the clock themselves")
 			return next.Call(ctx)
 		})),
 		recLink{name: "c", tr: &tr, stampAt: 20, gotIn: &gotC},
 	}
 	next := policy.NewNext(links, func(context.Context) (string, error) { return "v", nil }, nil)
-	assert.False(t, next.Start.OK, "NewNext carries no reading")
+	assert.False(t, next.Start.OK(), "NewNext carries no reading")
 	_, _, end := next.Run(context.Background())
-	assert.Equal(t, policy.Stamp{At: -50, OK: true}, gotB, "b receives a's reading, negative included")
-	assert.Equal(t, policy.Stamp{}, gotC, "Wrap clears the reading for the stages inside")
-	assert.Equal(t, policy.Stamp{At: 11, OK: true}, end, "b took its own end reading (the wrapped policy returned none) and a passed it up")
+	assert.Equal(t, policy.Stamp(-50), gotB, "b receives a's reading, negative included")
+	assert.Equal(t, policy.NoStamp, gotC, "Wrap clears the reading for the stages inside")
+	assert.Equal(t, policy.Stamp(11), end, "b took its own end reading (the wrapped policy returned none) and a passed it up")
 
 	// A wrapped policy returns no end reading, whatever the stages inside took.
 	_, _, end = policy.NewNext([]policy.Link[string]{links[2], links[3]},
 		func(context.Context) (string, error) { return "v", nil }, nil).Run(context.Background())
-	assert.Equal(t, policy.Stamp{}, end)
+	assert.Equal(t, policy.NoStamp, end)
 
 	n := next.WithStart(5)
-	assert.Equal(t, policy.Stamp{At: 5, OK: true}, n.Start)
-	assert.Equal(t, policy.Stamp{}, n.Fresh().Start)
-	assert.Equal(t, policy.Stamp{At: 5, OK: true}, n.Start, "Fresh returns a copy")
+	assert.Equal(t, policy.Stamp(5), n.Start)
+	assert.Equal(t, policy.NoStamp, n.Fresh().Start)
+	assert.Equal(t, policy.Stamp(5), n.Start, "Fresh returns a copy")
 	zero := next.WithStart(0)
-	assert.True(t, zero.Start.OK, "a zero reading is present: presence is a flag")
+	assert.True(t, zero.Start.OK(), "a zero reading is present: only NoStamp is absent")
 
 	// Run of the bare function returns no reading.
 	_, _, end = policy.NewNext[string](nil, func(context.Context) (string, error) { return "", nil }, nil).Run(context.Background())
-	assert.False(t, end.OK)
+	assert.False(t, end.OK())
 }
 
 func TestFuncExecute(t *testing.T) {

@@ -76,14 +76,12 @@ func (g *eventLog) rejections() []events.CallRejected {
 
 // run calls fn through the limit's stage, synchronously.
 func (f *fixture) run(ctx context.Context, fn func(context.Context) (string, error)) (string, error) {
-	links := []policy.Link[string]{adaptivelimit.Stage[string](f.l)}
-	return policy.NewNext(links, fn, nil).Call(ctx)
+	return policy.NewChain(adaptivelimit.Stage[string](f.l)).Next(fn, nil).Call(ctx)
 }
 
 // runAsync starts fn through the limit's stage, asynchronously.
 func (f *fixture) runAsync(ctx context.Context, fn func(context.Context) *future.Future[string]) *future.Future[string] {
-	links := []policy.Link[string]{adaptivelimit.Stage[string](f.l)}
-	return policy.NewAsyncNext(links, fn).Call(ctx)
+	return policy.NewChain(adaptivelimit.Stage[string](f.l)).AsyncNext(fn).Call(ctx)
 }
 
 // slow returns a function that takes d on the manual clock and then
@@ -171,7 +169,8 @@ func asyncOf(f *futureString) func(context.Context) *futureString {
 }
 
 // probeLink is a stage placed inside the limit: it records the start
-// reading it was given and returns the end reading it is told to.
+// reading it was given and returns the end reading it is told to (set end
+// to policy.NoStamp for none: the zero Stamp is a reading).
 type probeLink struct {
 	start policy.Stamp
 	end   policy.Stamp
@@ -188,15 +187,16 @@ func (p *probeLink) RunAsync(ctx context.Context, next policy.AsyncNext[string])
 }
 
 // outerLink is a stage placed outside the limit: it passes a start reading
-// inward and records the end reading it got back.
+// inward (none if start is policy.NoStamp) and records the end reading it
+// got back.
 type outerLink struct {
 	start policy.Stamp
 	got   policy.Stamp
 }
 
 func (o *outerLink) Run(ctx context.Context, next policy.Next[string]) (string, error, policy.Stamp) {
-	if o.start.OK {
-		next = next.WithStart(o.start.At)
+	if o.start.OK() {
+		next = next.WithStart(o.start.At())
 	}
 	v, err, end := next.Run(ctx)
 	o.got = end
@@ -206,3 +206,7 @@ func (o *outerLink) Run(ctx context.Context, next policy.Next[string]) (string, 
 func (o *outerLink) RunAsync(ctx context.Context, next policy.AsyncNext[string]) *futureString {
 	return next.Call(ctx)
 }
+
+type futureInt = future.Future[int]
+
+func newIntPromise() *future.Promise[int] { return future.NewPromise[int]() }

@@ -42,7 +42,7 @@ type Limiter struct {
 	mu  sync.Mutex // guards win; the window's recompute only ever TryLocks it
 	win windowState
 
-	wmu    sync.Mutex   // guards queue
+	wmu    sync.Mutex   // guards queues and the waiters in them
 	queues [3][]*waiter // waiting calls per priority rank, oldest first
 }
 
@@ -119,13 +119,7 @@ func New(cfg Config, env policy.Env) (*Limiter, error) {
 
 // packLimit returns the lim word for limit.
 func (l *Limiter) packLimit(limit int) uint64 {
-	low := int(l.cfg.LowPriorityShare * float64(limit))
-	if low < 1 {
-		low = 1
-	}
-	if low > limit {
-		low = limit
-	}
+	low := max(1, int(l.cfg.LowPriorityShare*float64(limit))) // <= limit: the share is at most 1
 	return uint64(low)<<32 | uint64(limit)
 }
 
@@ -261,10 +255,30 @@ func (l *Limiter) classifyErr(ctx context.Context, err error) Outcome {
 }
 
 // admit takes a slot if the limit (or, for a low-priority ctx, its share)
-// allows, and returns the number of calls that were in flight before. It
-// reads ctx's priority only when that number reaches the low-priority
-// limit, and refuses while calls wait in the queue (they come first).
+// allows, and returns the number of calls that were in flight before. A
+// full limit is refused here without a call; the ordinary admission is one
+// CAS. The rest (retries of the CAS, the low-priority share, the queue of
+// MaxWait) is in admitSlow.
 func (l *Limiter) admit(ctx context.Context) (uint32, bool) {
+	w := l.hot.word.Load()
+	lim := l.hot.lim.Load()
+	n := uint32(w)
+	if n >= uint32(lim) {
+		return n, false
+	}
+	if n < uint32(lim>>32) && !l.waitOn && l.hot.word.CompareAndSwap(w, w+1) {
+		if n >= l.hot.maxIF.Load() {
+			l.raiseMax(n + 1)
+		}
+		return n, true
+	}
+	return l.admitSlow(ctx)
+}
+
+// admitSlow is admit when the first attempt did not settle it. It reads
+// ctx's priority only when the calls in flight reach the low-priority
+// limit, and refuses while calls wait in the queue (they come first).
+func (l *Limiter) admitSlow(ctx context.Context) (uint32, bool) {
 	if l.waitOn && l.hot.waiting.Load() != 0 {
 		return 0, false
 	}
@@ -291,11 +305,11 @@ func (l *Limiter) grab(rank int) (uint32, bool) {
 		w := l.hot.word.Load()
 		n := uint32(w)
 		lim := l.hot.lim.Load()
-		max := uint32(lim)
+		bound := uint32(lim)
 		if rank == 0 {
-			max = uint32(lim >> 32)
+			bound = uint32(lim >> 32)
 		}
-		if n >= max {
+		if n >= bound {
 			return n, false
 		}
 		if l.hot.word.CompareAndSwap(w, w+1) {
@@ -308,6 +322,8 @@ func (l *Limiter) grab(rank int) (uint32, bool) {
 }
 
 // raiseMax raises the window's most-in-flight figure to at least n.
+//
+//go:noinline
 func (l *Limiter) raiseMax(n uint32) {
 	for {
 		m := l.hot.maxIF.Load()
@@ -325,6 +341,7 @@ func (l *Limiter) rejected() {
 	}
 }
 
+//go:noinline
 func (l *Limiter) publishRejected() {
 	l.bus.Publish(events.CallRejected{Policy: "adaptivelimit", Instance: l.instance, Err: l.err})
 }

@@ -321,17 +321,17 @@ func TestDisabled(t *testing.T) {
 		f.l.Release(p, adaptivelimit.OutcomeSuccess)
 	}
 	f.advanceTo(2 * time.Second)
-	inner := &probeLink{end: policy.Stamp{At: 77, OK: true}}
+	inner := &probeLink{end: policy.Stamp(77)}
 	links := []policy.Link[string]{adaptivelimit.Stage[string](f.l), inner}
 	for range 3 {
-		v, err, end := policy.NewNext(links, func(context.Context) (string, error) {
+		v, err, end := policy.NewChain(links...).Next(func(context.Context) (string, error) {
 			assert.Zero(t, f.h.InFlight(), "nothing is measured")
 			return "ok", nil
 		}, nil).WithStart(42).Run(context.Background())
 		assert.NoError(t, err)
 		assert.Equal(t, "ok", v)
-		assert.Equal(t, policy.Stamp{At: 77, OK: true}, end, "the inner reading passes through")
-		assert.Equal(t, policy.Stamp{At: 42, OK: true}, inner.start, "the outer reading passes through")
+		assert.Equal(t, policy.Stamp(77), end, "the inner reading passes through")
+		assert.Equal(t, policy.Stamp(42), inner.start, "the outer reading passes through")
 	}
 	fut := f.runAsync(context.Background(), func(context.Context) *futureString { return completed("x") })
 	v, err := fut.Get(context.Background())

@@ -41,41 +41,47 @@ func (s stage[T]) Run(ctx context.Context, next policy.Next[T]) (T, error, polic
 	if l.disabled {
 		return next.Run(ctx)
 	}
-	n, ok := l.admit(ctx)
-	start := next.Start
-	if !ok {
-		if !l.waitOn {
-			l.rejected()
-			var zero T
-			return zero, l.err, policy.Stamp{}
+	// A full limit is refused with two loads and no call.
+	if uint32(l.hot.word.Load()) < uint32(l.hot.lim.Load()) || l.waitOn {
+		if n, ok := l.admit(ctx); ok {
+			return run(ctx, l, next, n, next.Start)
 		}
-		var err error
-		if n, err = l.wait(ctx); err != nil {
-			var zero T
-			return zero, err, policy.Stamp{}
-		}
-		start = policy.Stamp{} // the outer reading predates the wait
 	}
-	if !start.OK {
-		start = policy.Stamp{At: l.clock.Nanotime(), OK: true}
-	}
-	p := Permit{start: start.At, slot: n, kind: permitHeld}
-	done := false
-	defer func() {
-		if !done { // a panic: free the slot and let it go on
-			l.release(p, OutcomeIgnore, 0)
+	if !l.waitOn {
+		l.rejections.Add(1)
+		if l.bus.Active() {
+			l.publishRejected()
 		}
-	}()
-	v, err, end := next.WithStart(start.At).Run(ctx)
-	done = true
+		var zero T
+		return zero, l.err, policy.NoStamp
+	}
+	n, err := l.wait(ctx)
+	if err != nil {
+		var zero T
+		return zero, err, policy.NoStamp
+	}
+	return run(ctx, l, next, n, policy.NoStamp) // the outer reading predates the wait
+}
+
+// run runs an admitted call that holds a slot; n is the slot count seen on
+// admission and start the reading to measure from, if any.
+func run[T any](ctx context.Context, l *Limiter, next policy.Next[T], n uint32, start policy.Stamp) (T, error, policy.Stamp) {
+	if !start.OK() {
+		start = policy.Stamp(l.clock.Nanotime())
+	}
+	p := Permit{start: start.At(), slot: n, kind: permitHeld}
+	defer l.releaseOnPanic(&p)
+	v, err, end := next.WithStart(start.At()).Run(ctx)
 	o := OutcomeSuccess
 	if err != nil {
 		o = l.classifyErr(ctx, err)
 	}
-	if !end.OK {
-		end = policy.Stamp{At: l.clock.Nanotime(), OK: true}
+	if !end.OK() {
+		end = policy.Stamp(l.clock.Nanotime())
 	}
-	l.release(p, o, end.At)
+	held := p
+	p.kind = permitNone // released below, not by the deferred call
+	l.release(held, o, end.At())
 	return v, err, end
 }
 
@@ -115,16 +121,20 @@ func (s stage[T]) RunAsync(ctx context.Context, next policy.AsyncNext[T]) *futur
 	return pr.Future()
 }
 
+// releaseOnPanic frees the slot of *p if it still holds one: deferred by a
+// stage, it runs with a held permit only when the call panicked, and the
+// panic goes on.
+func (l *Limiter) releaseOnPanic(p *Permit) {
+	if p.kind == permitHeld {
+		l.release(*p, OutcomeIgnore, 0)
+	}
+}
+
 // callAsync starts the rest of an asynchronous chain, freeing p's slot if
 // that panics.
 func callAsync[T any](ctx context.Context, l *Limiter, p Permit, next policy.AsyncNext[T]) *future.Future[T] {
-	done := false
-	defer func() {
-		if !done {
-			l.release(p, OutcomeIgnore, 0)
-		}
-	}()
+	defer l.releaseOnPanic(&p)
 	f := next.Call(ctx)
-	done = true
+	p.kind = permitNone // the slot is now the future's to free
 	return f
 }

@@ -22,10 +22,10 @@ func TestStageSharesClockReadings(t *testing.T) {
 
 	// The outer stage's start reading is used and passed inward; the inner
 	// stage's end reading is used and passed outward.
-	outer := &outerLink{start: policy.Stamp{At: now - int64(2*time.Second), OK: true}}
-	inner := &probeLink{end: policy.Stamp{At: now + int64(time.Second), OK: true}}
+	outer := &outerLink{start: policy.Stamp(now - int64(2*time.Second))}
+	inner := &probeLink{end: policy.Stamp(now + int64(time.Second))}
 	links := []policy.Link[string]{outer, adaptivelimit.Stage[string](f.l), inner}
-	_, err := policy.NewNext(links, f.slow(0, nil), nil).Call(context.Background())
+	_, err := policy.NewChain(links...).Next(f.slow(0, nil), nil).Call(context.Background())
 	require.NoError(t, err)
 	assert.Equal(t, outer.start, inner.start)
 	assert.Equal(t, inner.end, outer.got)
@@ -35,28 +35,28 @@ func TestStageSharesClockReadings(t *testing.T) {
 
 	// Without readings around it, the stage takes its own and shares them.
 	f.advanceTo(7 * time.Second)
-	outer, inner = &outerLink{}, &probeLink{}
+	outer, inner = &outerLink{start: policy.NoStamp}, &probeLink{end: policy.NoStamp}
 	links = []policy.Link[string]{outer, adaptivelimit.Stage[string](f.l), inner}
-	_, err = policy.NewNext(links, f.slow(250*time.Millisecond, nil), nil).Call(context.Background())
+	_, err = policy.NewChain(links...).Next(f.slow(250*time.Millisecond, nil), nil).Call(context.Background())
 	require.NoError(t, err)
-	assert.Equal(t, policy.Stamp{At: int64(7 * time.Second), OK: true}, inner.start)
-	assert.Equal(t, policy.Stamp{At: int64(7*time.Second + 250*time.Millisecond), OK: true}, outer.got)
+	assert.Equal(t, policy.Stamp(int64(7*time.Second)), inner.start)
+	assert.Equal(t, policy.Stamp(int64(7*time.Second+250*time.Millisecond)), outer.got)
 	assert.Equal(t, 250*time.Millisecond, f.h.Snapshot().WindowLatency)
 
 	// A failure that is no sample still returns an end reading.
-	outer, inner = &outerLink{}, &probeLink{}
+	outer, inner = &outerLink{start: policy.NoStamp}, &probeLink{end: policy.NoStamp}
 	links = []policy.Link[string]{outer, adaptivelimit.Stage[string](f.l), inner}
-	_, err = policy.NewNext(links, f.slow(time.Second, errors.New("404")), nil).Call(context.Background())
+	_, err = policy.NewChain(links...).Next(f.slow(time.Second, errors.New("404")), nil).Call(context.Background())
 	require.Error(t, err)
-	assert.Equal(t, policy.Stamp{At: int64(8*time.Second + 250*time.Millisecond), OK: true}, outer.got)
+	assert.Equal(t, policy.Stamp(int64(8*time.Second+250*time.Millisecond)), outer.got)
 
 	// A rejection returns no reading.
 	held := f.acquire(f.h.Limit())
-	outer = &outerLink{}
+	outer = &outerLink{start: policy.NoStamp}
 	links = []policy.Link[string]{outer, adaptivelimit.Stage[string](f.l)}
-	_, err = policy.NewNext(links, f.slow(0, nil), nil).Call(context.Background())
+	_, err = policy.NewChain(links...).Next(f.slow(0, nil), nil).Call(context.Background())
 	assert.ErrorIs(t, err, adaptivelimit.ErrLimitExceeded)
-	assert.False(t, outer.got.OK)
+	assert.False(t, outer.got.OK())
 	f.releaseAll(held, adaptivelimit.OutcomeIgnore)
 }
 
@@ -463,4 +463,49 @@ func TestZeroLatencyWindows(t *testing.T) {
 		assert.LessOrEqual(t, s.Limit, 200)
 		assert.Greater(t, s.Limit, 20, "%v: zero latency is healthy", alg)
 	}
+}
+
+func TestClockSetBackIsZeroLatency(t *testing.T) {
+	f := newFixture(t, adaptivelimit.Config{MinWindowSamples: 1})
+	f.advanceTo(3 * time.Second)
+	p := f.acquire(1)[0]
+	f.clk.Set(f.clk.Now().Add(-time.Second)) // still past the first window's end
+	f.l.Release(p, adaptivelimit.OutcomeSuccess)
+	s := f.h.Snapshot()
+	assert.Equal(t, int64(1), s.Windows)
+	assert.Zero(t, s.WindowLatency)
+}
+
+// TestMaxWaitCancelRacesGrant lets a waiting call's cancellation race with
+// the release that hands it a slot: whichever wins, no slot is lost.
+func TestMaxWaitCancelRacesGrant(t *testing.T) {
+	f := newFixture(t, adaptivelimit.Config{InitialLimit: 1, MaxWait: time.Hour})
+	for range 200 {
+		held := f.acquire(1)[0]
+		ctx, cancel := context.WithCancel(context.Background())
+		type result struct {
+			p   adaptivelimit.Permit
+			err error
+		}
+		done := make(chan result, 1)
+		go func() {
+			p, err := f.l.Acquire(ctx)
+			done <- result{p, err}
+		}()
+		require.NoError(t, f.clk.BlockUntil(context.Background(), 1))
+		cancel()
+		f.l.Release(held, adaptivelimit.OutcomeIgnore)
+		r := <-done
+		if r.err == nil {
+			assert.Equal(t, 1, f.h.InFlight())
+			f.l.Release(r.p, adaptivelimit.OutcomeIgnore)
+		} else {
+			assert.ErrorIs(t, r.err, context.Canceled)
+		}
+		assert.Zero(t, f.h.InFlight())
+		assert.Zero(t, f.h.Snapshot().Waiting)
+		require.NoError(t, f.clk.BlockUntil(context.Background(), 0))
+		assert.Zero(t, f.clk.Pending())
+	}
+	assert.Zero(t, f.h.Snapshot().Rejections)
 }

@@ -36,8 +36,9 @@ func TestAllocs(t *testing.T) {
 			tc.setup(br)
 		}
 		st := breaker.Stage[int](br)
+		ch := policy.NewChain(tc.links...)
 		allocs := testing.AllocsPerRun(1000, func() {
-			st.Run(ctx, policy.NewNext[int](tc.links, tc.fn, nil))
+			st.Run(ctx, ch.Next(tc.fn, nil))
 		})
 		if allocs != 0 {
 			t.Errorf("%s: %v allocs/op, want 0", tc.name, allocs)

@@ -60,19 +60,19 @@ func (s *stage[T]) Run(ctx context.Context, next policy.Next[T]) (T, error, poli
 		return zero, b.forcedErr, next.Start
 	}
 	start := next.Start
-	if !start.OK {
-		start = policy.Stamp{At: b.clock.Nanotime(), OK: true}
+	if !start.OK() {
+		start = policy.Stamp(b.clock.Nanotime())
 	}
-	p := Permit{e, start.At}
+	p := Permit{e, start.At()}
 	if e.state != StateClosed {
 		var oerr *OpenError
-		if p, oerr = b.admit(e, start.At); oerr != nil {
+		if p, oerr = b.admit(e, start.At()); oerr != nil {
 			b.refused(oerr)
 			var zero T
 			return zero, oerr, start
 		}
 		if p.e == nil { // disabled meanwhile
-			return next.WithStart(start.At).Run(ctx)
+			return next.WithStart(start.At()).Run(ctx)
 		}
 	}
 	ended := false
@@ -81,16 +81,16 @@ func (s *stage[T]) Run(ctx context.Context, next policy.Next[T]) (T, error, poli
 			b.finish(p, failure, b.clock.Nanotime())
 		}
 	}()
-	v, err, end := next.WithStart(start.At).Run(ctx)
+	v, err, end := next.WithStart(start.At()).Run(ctx)
 	ended = true
-	if !end.OK {
-		end = policy.Stamp{At: b.clock.Nanotime(), OK: true}
+	if !end.OK() {
+		end = policy.Stamp(b.clock.Nanotime())
 	}
 	o := success
 	if err != nil {
 		o = b.classify(ctx, err)
 	}
-	b.finish(p, o, end.At)
+	b.finish(p, o, end.At())
 	return v, err, end
 }
 

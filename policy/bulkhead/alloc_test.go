@@ -21,16 +21,16 @@ func TestZeroAllocs(t *testing.T) {
 	st := bulkhead.Stage[string](b)
 	ctx := context.Background()
 	fn := func(context.Context) (string, error) { return "ok", nil }
-	links := []policy.Link[string]{st}
+	ch := policy.NewChain(st)
 
 	admitted := testing.AllocsPerRun(1000, func() {
-		_, _, _ = policy.NewNext(links, fn, nil).Run(ctx)
+		_, _, _ = ch.Next(fn, nil).Run(ctx)
 	})
 	require.Zero(t, admitted, "admitted")
 
 	require.True(t, b.TryAcquire())
 	rejected := testing.AllocsPerRun(1000, func() {
-		_, _, _ = policy.NewNext(links, fn, nil).Run(ctx)
+		_, _, _ = ch.Next(fn, nil).Run(ctx)
 	})
 	require.Zero(t, rejected, "rejected")
 	b.Release()

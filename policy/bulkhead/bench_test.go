@@ -21,30 +21,31 @@ var fn = func(context.Context) (string, error) { return "ok", nil }
 // BenchmarkBaseline calls the function through an empty chain: the
 // overhead of a stage reads as the difference.
 func BenchmarkBaseline(b *testing.B) {
+	ch := policy.NewChain[string]()
 	ctx := context.Background()
 	b.ReportAllocs()
 	for b.Loop() {
-		_, _, _ = policy.NewNext[string](nil, fn, nil).Run(ctx)
+		_, _, _ = ch.Next(fn, nil).Run(ctx)
 	}
 }
 
 func BenchmarkAdmitted(b *testing.B) {
-	links := []policy.Link[string]{bulkhead.Stage[string](newBulkhead(b, 1))}
+	ch := policy.NewChain(bulkhead.Stage[string](newBulkhead(b, 1)))
 	ctx := context.Background()
 	b.ReportAllocs()
 	for b.Loop() {
-		_, _, _ = policy.NewNext(links, fn, nil).Run(ctx)
+		_, _, _ = ch.Next(fn, nil).Run(ctx)
 	}
 }
 
 func BenchmarkRejected(b *testing.B) {
 	bh := newBulkhead(b, 1)
 	bh.TryAcquire()
-	links := []policy.Link[string]{bulkhead.Stage[string](bh)}
+	ch := policy.NewChain(bulkhead.Stage[string](bh))
 	ctx := context.Background()
 	b.ReportAllocs()
 	for b.Loop() {
-		_, _, _ = policy.NewNext(links, fn, nil).Run(ctx)
+		_, _, _ = ch.Next(fn, nil).Run(ctx)
 	}
 }
 
@@ -60,12 +61,12 @@ func BenchmarkTryAcquireRelease(b *testing.B) {
 // BenchmarkAdmittedParallel: every goroutine gets a slot (no mutex on the
 // admitted path; the cost is the shared counter's cache line).
 func BenchmarkAdmittedParallel(b *testing.B) {
-	links := []policy.Link[string]{bulkhead.Stage[string](newBulkhead(b, 1<<20))}
+	ch := policy.NewChain(bulkhead.Stage[string](newBulkhead(b, 1<<20)))
 	ctx := context.Background()
 	b.ReportAllocs()
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
-			_, _, _ = policy.NewNext(links, fn, nil).Run(ctx)
+			_, _, _ = ch.Next(fn, nil).Run(ctx)
 		}
 	})
 }
@@ -73,12 +74,12 @@ func BenchmarkAdmittedParallel(b *testing.B) {
 // BenchmarkContendedParallel: fewer slots than goroutines, fail fast; a
 // mix of admitted and rejected calls.
 func BenchmarkContendedParallel(b *testing.B) {
-	links := []policy.Link[string]{bulkhead.Stage[string](newBulkhead(b, 1))}
+	ch := policy.NewChain(bulkhead.Stage[string](newBulkhead(b, 1)))
 	ctx := context.Background()
 	b.ReportAllocs()
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
-			_, _, _ = policy.NewNext(links, fn, nil).Run(ctx)
+			_, _, _ = ch.Next(fn, nil).Run(ctx)
 		}
 	})
 }

@@ -103,7 +103,7 @@ func TestStageFailFast(t *testing.T) {
 	var be *bulkhead.BulkheadFullError
 	require.ErrorAs(t, err, &be)
 	assert.False(t, called, "a rejected call is not called")
-	assert.False(t, end.OK)
+	assert.False(t, end.OK())
 	assert.Equal(t, []events.Event{events.CallRejected{Policy: "bulkhead", Instance: "db", Err: be}}, f.rec.events())
 	assert.Equal(t, bulkhead.Snapshot{MaxConcurrent: 2, InFlight: 2, Rejections: 1}, f.h.Snapshot())
 
@@ -116,14 +116,14 @@ func TestStageFailFast(t *testing.T) {
 
 func TestStagePassesReadings(t *testing.T) {
 	f := newFixture(t, bulkhead.Config{MaxConcurrent: 1})
-	p := &probe{end: policy.Stamp{At: 11, OK: true}}
+	p := &probe{end: policy.Stamp(11)}
 	v, err, end := policy.NewNext([]policy.Link[string]{f.st, p}, func(context.Context) (string, error) {
 		return "ok", nil
 	}, nil).WithStart(7).Run(context.Background())
 	require.NoError(t, err)
 	assert.Equal(t, "ok", v)
-	assert.Equal(t, policy.Stamp{At: 7, OK: true}, p.start)
-	assert.Equal(t, policy.Stamp{At: 11, OK: true}, end)
+	assert.Equal(t, policy.Stamp(7), p.start)
+	assert.Equal(t, policy.Stamp(11), end)
 	assert.Zero(t, f.h.InFlight())
 	assert.Empty(t, f.rec.events(), "admitted calls publish nothing")
 }
@@ -132,7 +132,7 @@ func TestWaitForSlot(t *testing.T) {
 	f := newFixture(t, bulkhead.Config{MaxConcurrent: 1, MaxWait: time.Second})
 	require.True(t, f.b.TryAcquire())
 
-	p := &probe{}
+	p := &probe{end: policy.NoStamp}
 	res := make(chan error, 1)
 	go func() {
 		_, err, _ := policy.NewNext([]policy.Link[string]{f.st, p}, func(context.Context) (string, error) {
@@ -147,7 +147,7 @@ func TestWaitForSlot(t *testing.T) {
 	assert.Len(t, res, 0)
 	f.b.Release() // straight to the waiter
 	require.NoError(t, recv(t, res))
-	assert.False(t, p.start.OK, "after a wait the stale start reading is dropped")
+	assert.False(t, p.start.OK(), "after a wait the stale start reading is dropped")
 	assert.Zero(t, f.h.Waiting())
 	assert.Zero(t, f.h.InFlight())
 	assert.Zero(t, f.clk.Pending(), "the wait's timer is stopped")

@@ -41,7 +41,7 @@ func (s stage[T]) Run(ctx context.Context, next policy.Next[T]) (T, error, polic
 		}
 		if err != nil {
 			var zero T
-			return zero, err, policy.Stamp{}
+			return zero, err, policy.NoStamp
 		}
 		next = next.Fresh() // the outer reading is stale after a wait
 	}

@@ -34,8 +34,9 @@ func benchStage(b *testing.B, opts ...func(*fallback.Config)) policy.Link[int] {
 func benchRun(b *testing.B, s policy.Link[int], fn func(context.Context) (int, error)) {
 	b.ReportAllocs()
 	ctx := context.Background()
+	ch := policy.NewChain[int]()
 	for b.Loop() {
-		_, _, _ = s.Run(ctx, policy.NewNext[int](nil, fn, nil))
+		_, _, _ = s.Run(ctx, ch.Next(fn, nil))
 	}
 }
 
@@ -75,8 +76,9 @@ func BenchmarkAsyncHandled(b *testing.B) {
 		pr = future.NewPromise[int]()
 		return pr.Future()
 	}
+	ch := policy.NewChain[int]()
 	for b.Loop() {
-		f := s.RunAsync(ctx, policy.NewAsyncNext[int](nil, fn))
+		f := s.RunAsync(ctx, ch.AsyncNext(fn))
 		pr.Fail(errBench)
 		_, _ = f.Get(ctx)
 	}

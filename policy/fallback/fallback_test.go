@@ -245,7 +245,7 @@ type probe struct{ start *policy.Stamp }
 func (p probe) Run(ctx context.Context, next policy.Next[string]) (string, error, policy.Stamp) {
 	*p.start = next.Start
 	v, err, _ := next.Run(ctx)
-	return v, err, policy.Stamp{At: 9, OK: true}
+	return v, err, policy.Stamp(9)
 }
 
 func (p probe) RunAsync(ctx context.Context, next policy.AsyncNext[string]) *future.Future[string] {
@@ -258,8 +258,8 @@ func TestStampsPassThrough(t *testing.T) {
 		var start policy.Stamp
 		next := policy.NewNext[string]([]policy.Link[string]{probe{&start}}, fn, nil).WithStart(5)
 		_, _, st := stageOf[string](t, fx.f).Run(context.Background(), next)
-		assert.Equal(t, policy.Stamp{At: 5, OK: true}, start, "the outer reading is shared")
-		assert.Equal(t, policy.Stamp{At: 9, OK: true}, st, "the inner end reading goes up")
+		assert.Equal(t, policy.Stamp(5), start, "the outer reading is shared")
+		assert.Equal(t, policy.Stamp(9), st, "the inner end reading goes up")
 	}
 }
 
@@ -301,6 +301,7 @@ func TestSyncPathsAllocateNothing(t *testing.T) {
 	ctx := context.Background()
 	ok := func() (int, error) { return 2, nil }
 	bad := func() (int, error) { return 0, errDown }
-	assert.Zero(t, testing.AllocsPerRun(100, func() { _, _, _ = s.Run(ctx, policy.NewNext[int](nil, nil, ok)) }), "success")
-	assert.Zero(t, testing.AllocsPerRun(100, func() { _, _, _ = s.Run(ctx, policy.NewNext[int](nil, nil, bad)) }), "handled")
+	ch := policy.NewChain[int]()
+	assert.Zero(t, testing.AllocsPerRun(100, func() { _, _, _ = s.Run(ctx, ch.Next(nil, ok)) }), "success")
+	assert.Zero(t, testing.AllocsPerRun(100, func() { _, _, _ = s.Run(ctx, ch.Next(nil, bad)) }), "handled")
 }

@@ -34,8 +34,9 @@ func BenchmarkDisabled(b *testing.B) {
 	b.ReportAllocs()
 	s := newBenchHedge(b, hedge.Config{Disabled: true})
 	ctx := context.Background()
+	ch := policy.NewChain[int]()
 	for b.Loop() {
-		_, _, _ = s.Run(ctx, policy.NewNext[int](nil, fast, nil))
+		_, _, _ = s.Run(ctx, ch.Next(fast, nil))
 	}
 }
 
@@ -45,18 +46,20 @@ func BenchmarkFirstWins(b *testing.B) {
 	b.ReportAllocs()
 	s := newBenchHedge(b, hedge.Config{Delay: time.Second})
 	ctx := context.Background()
+	ch := policy.NewChain[int]()
 	for b.Loop() {
-		_, _, _ = s.Run(ctx, policy.NewNext[int](nil, fast, nil))
+		_, _, _ = s.Run(ctx, ch.Next(fast, nil))
 	}
 }
 
 func BenchmarkFirstWinsParallel(b *testing.B) {
 	b.ReportAllocs()
 	s := newBenchHedge(b, hedge.Config{Delay: time.Second})
+	ch := policy.NewChain[int]()
 	b.RunParallel(func(pb *testing.PB) {
 		ctx := context.Background()
 		for pb.Next() {
-			_, _, _ = s.Run(ctx, policy.NewNext[int](nil, fast, nil))
+			_, _, _ = s.Run(ctx, ch.Next(fast, nil))
 		}
 	})
 }
@@ -75,9 +78,10 @@ func BenchmarkHedgeWins(b *testing.B) {
 		return 2, nil
 	}
 	ctx := context.Background()
+	ch := policy.NewChain[int]()
 	for b.Loop() {
 		first.Store(true)
-		if v, _, _ := s.Run(ctx, policy.NewNext[int](nil, fn, nil)); v != 2 {
+		if v, _, _ := s.Run(ctx, ch.Next(fn, nil)); v != 2 {
 			b.Fatal("the hedge did not win")
 		}
 	}
@@ -94,8 +98,9 @@ func BenchmarkAsyncFirstWins(b *testing.B) {
 		pr = future.NewPromise[int]()
 		return pr.Future()
 	}
+	ch := policy.NewChain[int]()
 	for b.Loop() {
-		f := s.RunAsync(ctx, policy.NewAsyncNext[int](nil, fn))
+		f := s.RunAsync(ctx, ch.AsyncNext(fn))
 		pr.Complete(1)
 		_, _ = f.Get(ctx)
 	}

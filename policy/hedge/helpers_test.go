@@ -27,8 +27,8 @@ type reply struct {
 	err error
 }
 
-func (a *attempt) ok(v string)      { a.reply <- reply{v: v} }
-func (a *attempt) fail(err error)   { a.reply <- reply{err: err} }
+func (a *attempt) ok(v string)     { a.reply <- reply{v: v} }
+func (a *attempt) fail(err error)  { a.reply <- reply{err: err} }
 func (a *attempt) cancelled() bool { return a.ctx.Err() != nil }
 
 // backend is a fake dependency: each call waits for the test's reply or,

@@ -122,7 +122,7 @@ func (s *stage[T]) Run(ctx context.Context, next policy.Next[T]) (T, error, poli
 	h.calls.Add(1)
 	if err := ctx.Err(); err != nil {
 		var zero T
-		return zero, err, policy.Stamp{}
+		return zero, err, policy.NoStamp
 	}
 	c, _ := s.calls.Get().(*syncCall[T])
 	if c == nil {
@@ -136,6 +136,7 @@ func (s *stage[T]) Run(ctx context.Context, next policy.Next[T]) (T, error, poli
 	tick := timer.C()
 	defer func() {
 		timer.Stop()
+		c.close() // after a panic too: a later panic goes on in its own goroutine
 		c.cancelAll()
 		c.release()
 	}()
@@ -177,7 +178,7 @@ func (s *stage[T]) Run(ctx context.Context, next policy.Next[T]) (T, error, poli
 		case <-ctx.Done():
 			c.end()
 			var zero T
-			return zero, ctx.Err(), policy.Stamp{}
+			return zero, ctx.Err(), policy.NoStamp
 		}
 	}
 }
@@ -199,7 +200,7 @@ func (c *syncCall[T]) run(ctx context.Context, next policy.Next[T], attempt int)
 		if done {
 			return
 		}
-		r := result[T]{attempt: attempt, how: exited}
+		r := result[T]{attempt: attempt, how: exited, st: policy.NoStamp}
 		if p := recover(); p != nil {
 			r.how, r.p = panicked, p
 		}
@@ -244,9 +245,7 @@ func (c *syncCall[T]) deliverAbnormal(r result[T]) bool {
 // end stops the call from taking over attempts' panics, then raises any
 // panic (or Goexit) an attempt delivered before that.
 func (c *syncCall[T]) end() {
-	c.mu.Lock()
-	c.closed = true
-	c.mu.Unlock()
+	c.close()
 	for {
 		select {
 		case r := <-c.results:
@@ -255,6 +254,13 @@ func (c *syncCall[T]) end() {
 			return
 		}
 	}
+}
+
+// close stops the call from taking over attempts' panics.
+func (c *syncCall[T]) close() {
+	c.mu.Lock()
+	c.closed = true
+	c.mu.Unlock()
 }
 
 // cancelAll cancels the ctx of every attempt started.
@@ -301,13 +307,21 @@ func (s *stage[T]) RunAsync(ctx context.Context, next policy.AsyncNext[T]) *futu
 	// every attempt's ctx derives from it.
 	callCtx, cancelCall := context.WithCancel(ctx)
 	actx, cancel := context.WithCancel(callCtx)
+	called := false
+	defer func() {
+		if !called { // the call panicked: let go of the contexts
+			cancel()
+			cancelCall()
+		}
+	}()
 	f := next.Call(actx)
+	called = true
 	select {
 	case <-f.Done():
 		// Over already (a rejection, a cached value): nothing to hedge.
 		cancel()
 		cancelCall()
-		if _, err := f.Get(callCtx); err != nil && errors.Is(err, policy.ErrRejected) {
+		if _, err := f.Get(ctx); err != nil && errors.Is(err, policy.ErrRejected) {
 			h.stopped.Add(1)
 		}
 		return f

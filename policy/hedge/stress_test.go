@@ -43,12 +43,12 @@ func planned(ctx context.Context) (int, error) {
 	c := ctx.Value(planKey{}).(*plannedCall)
 	s := c.steps[c.n.Add(1)-1]
 	if s.wait > 0 {
+		t := policy.System.NewTimer(s.wait) // fake time: the test runs in a synctest bubble
 		if s.ignoreCtx {
-			time.Sleep(s.wait)
+			<-t.C()
 		} else {
-			t := time.NewTimer(s.wait)
 			select {
-			case <-t.C:
+			case <-t.C():
 			case <-ctx.Done():
 				t.Stop()
 				return 0, ctx.Err()
@@ -121,7 +121,7 @@ func TestSharedStageKeepsCallsApart(t *testing.T) {
 			}
 			wg.Wait()
 			// Let losers that ignore their ctx finish (fake time: instant).
-			time.Sleep(10 * time.Millisecond)
+			<-policy.System.NewTimer(10 * time.Millisecond).C()
 			s := h.Handle().Snapshot()
 			assert.Equal(t, uint64(callers*perCaller), s.Calls)
 			assert.LessOrEqual(t, s.HedgeWins, s.HedgesStarted)

@@ -23,18 +23,18 @@ func TestZeroAllocs(t *testing.T) {
 
 	open, err := ratelimit.New(ratelimit.Config{Limit: 1_000_000_000, Period: time.Second}, env)
 	require.NoError(t, err)
-	links := []policy.Link[string]{ratelimit.Stage[string](open)}
+	ch := policy.NewChain(ratelimit.Stage[string](open))
 	admitted := testing.AllocsPerRun(1000, func() {
-		_, _, _ = policy.NewNext(links, fn, nil).Run(ctx)
+		_, _, _ = ch.Next(fn, nil).Run(ctx)
 	})
 	require.Zero(t, admitted, "admitted")
 
 	shut, err := ratelimit.New(ratelimit.Config{Limit: 1, Period: time.Hour, MaxWait: time.Minute}, env)
 	require.NoError(t, err)
 	require.True(t, shut.Allow())
-	links = []policy.Link[string]{ratelimit.Stage[string](shut)}
+	ch = policy.NewChain(ratelimit.Stage[string](shut))
 	rejected := testing.AllocsPerRun(1000, func() {
-		_, err, _ := policy.NewNext(links, fn, nil).Run(ctx)
+		_, err, _ := ch.Next(fn, nil).Run(ctx)
 		_ = err.(*ratelimit.RateLimitedError).RetryAfter()
 	})
 	require.Zero(t, rejected, "rejected, beyond MaxWait, with RetryAfter")

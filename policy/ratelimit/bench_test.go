@@ -117,33 +117,33 @@ func BenchmarkXTimeRateAllowParallel(b *testing.B) {
 
 // The stage in a chain, alone and with a start reading from an outer stage.
 func BenchmarkStageAdmitted(b *testing.B) {
-	links := []policy.Link[string]{ratelimit.Stage[string](newOpen(b))}
+	ch := policy.NewChain(ratelimit.Stage[string](newOpen(b)))
 	fn := func(context.Context) (string, error) { return "ok", nil }
 	ctx := context.Background()
 	b.ReportAllocs()
 	for b.Loop() {
-		_, _, _ = policy.NewNext(links, fn, nil).Run(ctx)
+		_, _, _ = ch.Next(fn, nil).Run(ctx)
 	}
 }
 
 func BenchmarkStageAdmittedSharedReading(b *testing.B) {
-	links := []policy.Link[string]{ratelimit.Stage[string](newOpen(b))}
+	ch := policy.NewChain(ratelimit.Stage[string](newOpen(b)))
 	fn := func(context.Context) (string, error) { return "ok", nil }
 	ctx := context.Background()
 	now := policy.System.Nanotime()
 	b.ReportAllocs()
 	for b.Loop() {
 		now++
-		_, _, _ = policy.NewNext(links, fn, nil).WithStart(now).Run(ctx)
+		_, _, _ = ch.Next(fn, nil).WithStart(now).Run(ctx)
 	}
 }
 
 func BenchmarkStageRejected(b *testing.B) {
-	links := []policy.Link[string]{ratelimit.Stage[string](newShut(b))}
+	ch := policy.NewChain(ratelimit.Stage[string](newShut(b)))
 	fn := func(context.Context) (string, error) { return "ok", nil }
 	ctx := context.Background()
 	b.ReportAllocs()
 	for b.Loop() {
-		_, _, _ = policy.NewNext(links, fn, nil).Run(ctx)
+		_, _, _ = ch.Next(fn, nil).Run(ctx)
 	}
 }

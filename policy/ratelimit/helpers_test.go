@@ -77,7 +77,8 @@ func (r *recorder) events() []events.Event {
 }
 
 // probe is a link inside the stage under test: it records the start
-// reading it was given and returns end as its end reading.
+// reading it was given and returns end as its end reading (policy.NoStamp
+// for none).
 type probe struct {
 	start policy.Stamp
 	calls int

@@ -159,31 +159,31 @@ func TestStageUsesSharedReading(t *testing.T) {
 	require.True(t, f.l.Allow())
 	// The clock still reads the start, but an outer stage read it 500ms
 	// later: the stage uses that reading, and a permit is free then.
-	p := &probe{end: policy.Stamp{At: 1, OK: true}}
+	p := &probe{end: policy.Stamp(1)}
 	at := f.clk.Nanotime() + int64(500*time.Millisecond)
 	v, err, end := f.next(p).WithStart(at).Run(context.Background())
 	require.NoError(t, err)
 	assert.Equal(t, "ok", v)
-	assert.Equal(t, policy.Stamp{At: at, OK: true}, p.start, "passed inward unchanged")
-	assert.Equal(t, policy.Stamp{At: 1, OK: true}, end, "inner end reading passed upward")
+	assert.Equal(t, policy.Stamp(at), p.start, "passed inward unchanged")
+	assert.Equal(t, policy.Stamp(1), end, "inner end reading passed upward")
 
 	// Without a shared reading it reads the clock and passes its reading in.
 	f.clk.Advance(2 * time.Second)
 	_, err, _ = f.next(p).Run(context.Background())
 	require.NoError(t, err)
-	assert.Equal(t, policy.Stamp{At: int64(2 * time.Second), OK: true}, p.start)
+	assert.Equal(t, policy.Stamp(int64(2*time.Second)), p.start)
 	assert.Empty(t, f.rec.events(), "admitted calls publish nothing")
 }
 
 func TestStageRejects(t *testing.T) {
 	f := newFixture(t, ratelimit.Config{Limit: 1, Period: time.Second})
-	p := &probe{}
+	p := &probe{end: policy.NoStamp}
 	_, err, _ := f.next(p).Run(context.Background())
 	require.NoError(t, err)
 	_, err, end := f.next(p).Run(context.Background())
 	var re *ratelimit.RateLimitedError
 	require.ErrorAs(t, err, &re)
-	assert.False(t, end.OK)
+	assert.False(t, end.OK())
 	assert.Equal(t, 1, p.calls, "a refused call goes no further")
 	assert.Equal(t, []events.Event{events.CallRejected{Policy: "ratelimit", Instance: "api", Err: re}}, f.rec.events())
 	assert.Equal(t, ratelimit.Snapshot{Limit: 1, Period: time.Second, Burst: 1, Available: 0, Rejections: 1}, f.h.Snapshot())
@@ -193,7 +193,7 @@ func TestStageRejects(t *testing.T) {
 func TestStageWaits(t *testing.T) {
 	f := newFixture(t, ratelimit.Config{Limit: 1, Period: time.Second, MaxWait: time.Second})
 	require.True(t, f.l.Allow())
-	p := &probe{}
+	p := &probe{end: policy.NoStamp}
 	res := make(chan error, 1)
 	go func() {
 		_, err, _ := f.next(p).WithStart(f.clk.Nanotime()).Run(context.Background())
@@ -204,7 +204,7 @@ func TestStageWaits(t *testing.T) {
 	assert.Len(t, res, 0)
 	f.clk.Advance(time.Millisecond)
 	require.NoError(t, recv(t, res))
-	assert.False(t, p.start.OK, "after a wait the stage passes a fresh next")
+	assert.False(t, p.start.OK(), "after a wait the stage passes a fresh next")
 	assert.Zero(t, f.h.Snapshot().Rejections)
 	assert.Zero(t, f.l.Available())
 	assert.Zero(t, f.clk.Pending())

@@ -34,8 +34,8 @@ func (s stage[T]) Run(ctx context.Context, next policy.Next[T]) (T, error, polic
 		return next.Run(ctx)
 	}
 	var now int64
-	if next.Start.OK {
-		now = next.Start.At
+	if next.Start.OK() {
+		now = next.Start.At()
 	} else {
 		now = l.clock.Nanotime()
 		next = next.WithStart(now)
@@ -43,7 +43,7 @@ func (s stage[T]) Run(ctx context.Context, next policy.Next[T]) (T, error, polic
 	waited, err := l.wait(ctx, now)
 	if err != nil {
 		var zero T
-		return zero, err, policy.Stamp{}
+		return zero, err, policy.NoStamp
 	}
 	if waited {
 		next = next.Fresh()

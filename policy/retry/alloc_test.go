@@ -35,8 +35,9 @@ func TestAllocs(t *testing.T) {
 		{"disabled", retry.Config{Disabled: true}, okFn},
 	} {
 		st := retry.Stage[int](mustRetry(t, tc.cfg))
+		ch := policy.NewChain[int]()
 		allocs := testing.AllocsPerRun(1000, func() {
-			st.Run(ctx, policy.NewNext[int](nil, tc.fn, nil))
+			st.Run(ctx, ch.Next(tc.fn, nil))
 		})
 		if allocs != 0 {
 			t.Errorf("%s: %v allocs/op, want 0", tc.name, allocs)

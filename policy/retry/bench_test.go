@@ -35,8 +35,9 @@ func BenchmarkFirstAttemptSucceeds(b *testing.B) {
 	st := retry.Stage[int](mustRetry(b, retry.Config{}))
 	ctx := context.Background()
 	b.ReportAllocs()
+	ch := policy.NewChain[int]()
 	for b.Loop() {
-		v, _, _ := st.Run(ctx, policy.NewNext[int](nil, okFn, nil))
+		v, _, _ := st.Run(ctx, ch.Next(okFn, nil))
 		sink += v
 	}
 }
@@ -44,10 +45,11 @@ func BenchmarkFirstAttemptSucceeds(b *testing.B) {
 func BenchmarkFirstAttemptSucceedsParallel(b *testing.B) {
 	st := retry.Stage[int](mustRetry(b, retry.Config{}))
 	b.ReportAllocs()
+	ch := policy.NewChain[int]()
 	b.RunParallel(func(pb *testing.PB) {
 		ctx := context.Background()
 		for pb.Next() {
-			st.Run(ctx, policy.NewNext[int](nil, okFn, nil))
+			st.Run(ctx, ch.Next(okFn, nil))
 		}
 	})
 }
@@ -58,8 +60,9 @@ func BenchmarkFirstAttemptSucceedsBudget(b *testing.B) {
 	st := retry.Stage[int](mustRetry(b, retry.Config{BudgetRatio: 0.2}))
 	ctx := context.Background()
 	b.ReportAllocs()
+	ch := policy.NewChain[int]()
 	for b.Loop() {
-		v, _, _ := st.Run(ctx, policy.NewNext[int](nil, okFn, nil))
+		v, _, _ := st.Run(ctx, ch.Next(okFn, nil))
 		sink += v
 	}
 }
@@ -71,7 +74,8 @@ func BenchmarkExhausted(b *testing.B) {
 	ctx := context.Background()
 	fail := func(context.Context) (int, error) { return 0, errBoom }
 	b.ReportAllocs()
+	ch := policy.NewChain[int]()
 	for b.Loop() {
-		st.Run(ctx, policy.NewNext[int](nil, fail, nil))
+		st.Run(ctx, ch.Next(fail, nil))
 	}
 }

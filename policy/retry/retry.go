@@ -110,7 +110,7 @@ func (r *Retry) Do(ctx context.Context, fn func(context.Context) error) error {
 	}
 	var prev time.Duration
 	for n := 1; ; n++ {
-		switch r.decide(ctx, n, err, policy.Stamp{}) {
+		switch r.decide(ctx, n, err, policy.NoStamp) {
 		case stop:
 			return err
 		case give:
@@ -181,8 +181,8 @@ func (r *Retry) delay(n int, prev time.Duration) time.Duration {
 
 // now returns the reading s carries, or reads the clock.
 func (r *Retry) now(s policy.Stamp) int64 {
-	if s.OK {
-		return s.At
+	if s.OK() {
+		return s.At()
 	}
 	return r.clock.Nanotime()
 }

@@ -218,7 +218,7 @@ func TestCancelDuringTheWait(t *testing.T) {
 	r := recv(t, ch)
 	assert.Same(t, context.Canceled, r.err, "a wait cut short returns ctx.Err()")
 	assert.Equal(t, "", r.v)
-	assert.False(t, r.stamp.OK)
+	assert.False(t, r.stamp.OK())
 	assert.Zero(t, g.clk.Pending(), "the timer is stopped")
 	assert.EqualValues(t, 1, g.calls.Load())
 	assert.EqualValues(t, 1, g.r.Handle().Snapshot().Cancelled)
@@ -290,7 +290,7 @@ func (p *probe) Run(ctx context.Context, next policy.Next[string]) (string, erro
 	p.starts = append(p.starts, next.Start)
 	p.end++
 	v, err, _ := next.Run(ctx)
-	return v, err, policy.Stamp{At: p.end, OK: true}
+	return v, err, policy.Stamp(p.end)
 }
 
 func (p *probe) RunAsync(ctx context.Context, next policy.AsyncNext[string]) *future.Future[string] {
@@ -304,8 +304,8 @@ func TestReadingsAreSharedOnTheFirstAttemptOnly(t *testing.T) {
 	v, err, end := retry.Stage[string](g.r).Run(context.Background(), next)
 	require.NoError(t, err)
 	assert.Equal(t, "ok", v)
-	assert.Equal(t, []policy.Stamp{{At: 42, OK: true}, {}}, p.starts, "the first attempt gets the start, later ones start afresh")
-	assert.Equal(t, policy.Stamp{At: 2, OK: true}, end, "the last attempt's end reading goes upward")
+	assert.Equal(t, []policy.Stamp{42, policy.NoStamp}, p.starts, "the first attempt gets the start, later ones start afresh")
+	assert.Equal(t, policy.Stamp(2), end, "the last attempt's end reading goes upward")
 }
 
 func TestDo(t *testing.T) {

@@ -84,7 +84,7 @@ func (s stage[T]) again(ctx context.Context, next policy.Next[T], v T, err error
 		if werr := policy.Sleep(ctx, r.clock, d); werr != nil {
 			r.cancelled.Add(1)
 			var zero T
-			return zero, werr, policy.Stamp{}
+			return zero, werr, policy.NoStamp
 		}
 		r.retries.Add(1)
 		v, err, end = next.Fresh().Run(ctx)
@@ -170,7 +170,7 @@ func (a *asyncCall[T]) done(v T, err error) {
 	if !a.claim() {
 		return // cancelled meanwhile: the cancellation counted the call
 	}
-	switch r.decide(a.ctx, a.n, err, policy.Stamp{}) {
+	switch r.decide(a.ctx, a.n, err, policy.NoStamp) {
 	case stop:
 		a.complete(v, err)
 		return

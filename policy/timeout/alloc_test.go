@@ -33,9 +33,9 @@ func TestAllocsNoMoreThanDeadline(t *testing.T) {
 	for _, coop := range []bool{true, false} {
 		to, err := timeout.New(timeout.Config{Timeout: time.Hour, Cooperative: coop}, policy.Env{Events: &events.Bus{}})
 		require.NoError(t, err)
-		links := []policy.Link[string]{timeout.Stage[string](to)}
+		ch := policy.NewChain(timeout.Stage[string](to))
 		got := testing.AllocsPerRun(1000, func() {
-			_, _, _ = policy.NewNext(links, fn, nil).Run(ctx)
+			_, _, _ = ch.Next(fn, nil).Run(ctx)
 		})
 		t.Logf("%s: %.0f allocs per call; the deadline context alone: %.0f", mode(coop), got, deadline)
 		require.LessOrEqual(t, got, deadline, mode(coop))
@@ -49,9 +49,9 @@ func TestDisabledZeroAllocs(t *testing.T) {
 	}
 	to, err := timeout.New(timeout.Config{Disabled: true}, policy.Env{})
 	require.NoError(t, err)
-	links := []policy.Link[string]{timeout.Stage[string](to)}
+	ch := policy.NewChain(timeout.Stage[string](to))
 	fn := func(context.Context) (string, error) { return "ok", nil }
 	require.Zero(t, testing.AllocsPerRun(1000, func() {
-		_, _, _ = policy.NewNext(links, fn, nil).Run(context.Background())
+		_, _, _ = ch.Next(fn, nil).Run(context.Background())
 	}))
 }

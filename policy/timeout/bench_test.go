@@ -14,10 +14,11 @@ var fn = func(context.Context) (string, error) { return "ok", nil }
 // BenchmarkBaseline calls the function through an empty chain: the
 // overhead of the timeout reads as the difference.
 func BenchmarkBaseline(b *testing.B) {
+	ch := policy.NewChain[string]()
 	ctx := context.Background()
 	b.ReportAllocs()
 	for b.Loop() {
-		_, _, _ = policy.NewNext[string](nil, fn, nil).Run(ctx)
+		_, _, _ = ch.Next(fn, nil).Run(ctx)
 	}
 }
 
@@ -39,20 +40,20 @@ func benchStage(b *testing.B, coop, parallel bool) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	links := []policy.Link[string]{timeout.Stage[string](to)}
+	ch := policy.NewChain(timeout.Stage[string](to))
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	b.ReportAllocs()
 	if parallel {
 		b.RunParallel(func(pb *testing.PB) {
 			for pb.Next() {
-				_, _, _ = policy.NewNext(links, fn, nil).Run(ctx)
+				_, _, _ = ch.Next(fn, nil).Run(ctx)
 			}
 		})
 		return
 	}
 	for b.Loop() {
-		_, _, _ = policy.NewNext(links, fn, nil).Run(ctx)
+		_, _, _ = ch.Next(fn, nil).Run(ctx)
 	}
 }
 

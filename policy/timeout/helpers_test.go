@@ -61,7 +61,8 @@ func (r *recorder) events() []events.Event {
 }
 
 // probe is a link inside the stage under test: it records the start
-// reading it was given and returns end as its end reading.
+// reading it was given and returns end as its end reading (policy.NoStamp
+// for none).
 type probe struct {
 	mu    sync.Mutex
 	start policy.Stamp

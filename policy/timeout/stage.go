@@ -114,7 +114,7 @@ type call[T any] struct {
 func (s *stage[T]) runDetached(ctx context.Context, next policy.Next[T]) (T, error, policy.Stamp) {
 	var zero T
 	if err := ctx.Err(); err != nil {
-		return zero, err, policy.Stamp{} // the caller gave up already: do not start the work
+		return zero, err, policy.NoStamp // the caller gave up already: do not start the work
 	}
 	t := s.t
 	wctx, cancel := t.deadline(ctx)
@@ -138,11 +138,11 @@ func (s *stage[T]) runDetached(ctx context.Context, next policy.Next[T]) (T, err
 	// already) but releases it from ctx.
 	cancel()
 	if err := ctx.Err(); err != nil {
-		return zero, err, policy.Stamp{} // the caller's own cancellation passes through
+		return zero, err, policy.NoStamp // the caller's own cancellation passes through
 	}
 	now := t.clock.Nanotime()
 	t.timedOut()
-	return zero, t.err, policy.Stamp{At: now, OK: true}
+	return zero, t.err, policy.Stamp(now)
 }
 
 // collect returns the outcome of a finished call, recycles c and cancels
@@ -159,8 +159,8 @@ func (s *stage[T]) collect(c *call[T], cancel context.CancelFunc) (T, error, pol
 		runtime.Goexit()
 	case late:
 		t := s.t
-		if !end.OK {
-			end = policy.Stamp{At: t.clock.Nanotime(), OK: true}
+		if !end.OK() {
+			end = policy.Stamp(t.clock.Nanotime())
 		}
 		t.timedOut()
 		var zero T
@@ -172,7 +172,7 @@ func (s *stage[T]) collect(c *call[T], cancel context.CancelFunc) (T, error, pol
 func (s *stage[T]) recycle(c *call[T]) {
 	var zeroV T
 	c.ctx, c.wctx, c.next = nil, nil, policy.Next[T]{}
-	c.v, c.err, c.end = zeroV, nil, policy.Stamp{}
+	c.v, c.err, c.end = zeroV, nil, policy.NoStamp
 	c.late, c.panicked, c.panicValue, c.goexit = false, false, nil, false
 	c.state.Store(running)
 	s.pool.Put(c)

@@ -101,7 +101,7 @@ func TestInTime(t *testing.T) {
 	for _, coop := range []bool{false, true} {
 		t.Run(mode(coop), func(t *testing.T) {
 			f := newFixture(t, timeout.Config{Timeout: 2 * time.Second, Cooperative: coop})
-			p := &probe{end: policy.Stamp{At: 77, OK: true}}
+			p := &probe{end: policy.Stamp(77)}
 			var deadline time.Time
 			var hasDeadline bool
 			fn := func(ctx context.Context) (string, error) {
@@ -112,9 +112,9 @@ func TestInTime(t *testing.T) {
 			r := run(context.Background(), next)
 			require.NoError(t, r.err)
 			assert.Equal(t, "ok", r.v)
-			assert.Equal(t, policy.Stamp{At: 77, OK: true}, r.end, "inner end reading passed upward")
+			assert.Equal(t, policy.Stamp(77), r.end, "inner end reading passed upward")
 			st, calls := p.seen()
-			assert.Equal(t, policy.Stamp{At: 42, OK: true}, st, "start reading passed inward unchanged")
+			assert.Equal(t, policy.Stamp(42), st, "start reading passed inward unchanged")
 			assert.Equal(t, 1, calls)
 			assert.True(t, hasDeadline)
 			assert.Equal(t, clocktest.Start.Add(2*time.Second), deadline)
@@ -126,7 +126,7 @@ func TestInTime(t *testing.T) {
 			boom := errors.New("boom")
 			r = run(context.Background(), chain(func(context.Context) (string, error) { return "", boom }, timeout.Stage[string](f.t)))
 			assert.Same(t, boom, r.err)
-			assert.False(t, r.end.OK)
+			assert.False(t, r.end.OK())
 			assert.Zero(t, f.clk.Pending())
 		})
 	}
@@ -160,7 +160,7 @@ func TestDefaultModeReturnsAtDeadline(t *testing.T) {
 	var te *timeout.CallTimeoutError
 	require.ErrorAs(t, r.err, &te)
 	assert.Empty(t, r.v)
-	assert.Equal(t, policy.Stamp{At: int64(time.Second), OK: true}, r.end, "the clock read once at the deadline")
+	assert.Equal(t, policy.Stamp(int64(time.Second)), r.end, "the clock read once at the deadline")
 	assert.Equal(t, uint64(1), f.h.Timeouts())
 	assert.Equal(t, []events.Event{events.Timeout{Instance: "search", Timeout: time.Second}}, f.rec.events())
 	assert.Zero(t, f.clk.Pending())
@@ -189,7 +189,7 @@ func TestDefaultModeWorkHonoursCtx(t *testing.T) {
 		r := recv(t, ch)
 		require.ErrorIs(t, r.err, timeout.ErrCallTimeout, "call %d", i)
 		require.Empty(t, r.v)
-		require.True(t, r.end.OK)
+		require.True(t, r.end.OK())
 	}
 	assert.Equal(t, uint64(20), f.h.Timeouts())
 	assert.Len(t, f.rec.events(), 20)
@@ -268,7 +268,7 @@ func TestDefaultModeCallerDoneBeforeStart(t *testing.T) {
 // and the value is dropped.
 func TestCooperativeLateResult(t *testing.T) {
 	f := newFixture(t, timeout.Config{Timeout: time.Second, Cooperative: true})
-	p := &probe{end: policy.Stamp{At: 5, OK: true}}
+	p := &probe{end: policy.Stamp(5)}
 	reached := make(chan struct{})
 	release := make(chan struct{})
 	fn := func(ctx context.Context) (string, error) {
@@ -285,7 +285,7 @@ func TestCooperativeLateResult(t *testing.T) {
 	var te *timeout.CallTimeoutError
 	require.ErrorAs(t, r.err, &te)
 	assert.Empty(t, r.v, "the late value is dropped")
-	assert.Equal(t, policy.Stamp{At: 5, OK: true}, r.end, "the inner end reading: when the work returned")
+	assert.Equal(t, policy.Stamp(5), r.end, "the inner end reading: when the work returned")
 	assert.Equal(t, uint64(1), f.h.Timeouts())
 	assert.Len(t, f.rec.events(), 1)
 	assert.Zero(t, f.clk.Pending())
@@ -309,7 +309,7 @@ func TestCooperativeOnCallersGoroutine(t *testing.T) {
 	}, timeout.Stage[string](f.t)))
 	assert.ErrorIs(t, r.err, timeout.ErrCallTimeout)
 	assert.Equal(t, "v", sawValue)
-	assert.False(t, r.end.OK, "no inner reading: the stage above reads the clock itself")
+	assert.False(t, r.end.OK(), "no inner reading: the stage above reads the clock itself")
 }
 
 func TestPanicReachesCaller(t *testing.T) {
@@ -338,7 +338,7 @@ func TestPanicErrorValue(t *testing.T) {
 
 func TestDisabled(t *testing.T) {
 	f := newFixture(t, timeout.Config{Disabled: true, Timeout: time.Nanosecond})
-	p := &probe{end: policy.Stamp{At: 9, OK: true}}
+	p := &probe{end: policy.Stamp(9)}
 	var has bool
 	r := run(context.Background(), chain(func(ctx context.Context) (string, error) {
 		_, has = ctx.Deadline() // on the caller's goroutine: no race
@@ -346,9 +346,9 @@ func TestDisabled(t *testing.T) {
 	}, timeout.Stage[string](f.t), p).WithStart(3))
 	assert.Equal(t, "ok", r.v)
 	assert.False(t, has, "no deadline when disabled")
-	assert.Equal(t, policy.Stamp{At: 9, OK: true}, r.end)
+	assert.Equal(t, policy.Stamp(9), r.end)
 	st, _ := p.seen()
-	assert.Equal(t, policy.Stamp{At: 3, OK: true}, st)
+	assert.Equal(t, policy.Stamp(3), st)
 	assert.Zero(t, f.clk.Pending())
 }
 

@@ -1,0 +1,169 @@
+package adaptivelimit_test
+
+import (
+	"context"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/resilience4cata/r4c/policy"
+	"github.com/resilience4cata/r4c/policy/adaptivelimit"
+)
+
+// benchEpoch is what BenchmarkFloor measures its monotonic readings from,
+// as policy.System does.
+var benchEpoch = time.Now()
+
+var (
+	floorInFlight atomic.Int64
+	floorSink     time.Duration
+)
+
+// BenchmarkFloor is the least an admitted call of any adaptive limit can
+// cost: a CAS to take a slot, two monotonic clock readings for the
+// latency and an atomic add to free the slot. No library code.
+func BenchmarkFloor(b *testing.B) {
+	b.ReportAllocs()
+	const limit = 1 << 20
+	for b.Loop() {
+		for {
+			n := floorInFlight.Load()
+			if n >= limit {
+				b.Fatal("full")
+			}
+			if floorInFlight.CompareAndSwap(n, n+1) {
+				break
+			}
+		}
+		start := time.Since(benchEpoch)
+		end := time.Since(benchEpoch)
+		floorSink += end - start
+		floorInFlight.Add(-1)
+	}
+}
+
+func noop(context.Context) (int, error) { return 1, nil }
+
+// BenchmarkBaseline calls the function through an empty chain, the way
+// the other benchmarks call it, but with no stage.
+func BenchmarkBaseline(b *testing.B) {
+	b.ReportAllocs()
+	chain := policy.NewChain[int]()
+	ctx := context.Background()
+	for b.Loop() {
+		if _, err := chain.Next(noop, nil).Call(ctx); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// benchLimiter returns a limiter on the real clock and a chain of its
+// stage, built once as a pipeline builds it.
+func benchLimiter(b *testing.B, cfg adaptivelimit.Config) (*adaptivelimit.Limiter, policy.Chain[int]) {
+	l, err := adaptivelimit.New(cfg, policy.Env{Instance: "bench"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return l, policy.NewChain(adaptivelimit.Stage[int](l))
+}
+
+// admittedConfig keeps every benchmark call admitted: the limit cannot go
+// below the number of goroutines.
+var admittedConfig = adaptivelimit.Config{MinLimit: 64, InitialLimit: 64, MaxLimit: 128}
+
+// BenchmarkAdmitted is an admitted call through the stage on the real
+// clock: take a slot, read the clock, call, read the clock, free the slot
+// and record the sample.
+func BenchmarkAdmitted(b *testing.B) {
+	b.ReportAllocs()
+	l, chain := benchLimiter(b, admittedConfig)
+	ctx := context.Background()
+	for b.Loop() {
+		if _, err := chain.Next(noop, nil).Call(ctx); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(l.Handle().Snapshot().Windows), "windows")
+}
+
+func BenchmarkAdmittedParallel(b *testing.B) {
+	b.ReportAllocs()
+	_, chain := benchLimiter(b, admittedConfig)
+	b.RunParallel(func(pb *testing.PB) {
+		ctx := context.Background()
+		for pb.Next() {
+			if _, err := chain.Next(noop, nil).Call(ctx); err != nil {
+				b.Error(err)
+				return
+			}
+		}
+	})
+}
+
+// BenchmarkStandalone is TryAcquire and Release without a pipeline.
+func BenchmarkStandalone(b *testing.B) {
+	b.ReportAllocs()
+	l, _ := benchLimiter(b, admittedConfig)
+	for b.Loop() {
+		p, ok := l.TryAcquire()
+		if !ok {
+			b.Fatal("rejected")
+		}
+		l.Release(p, adaptivelimit.OutcomeSuccess)
+	}
+}
+
+// BenchmarkRejected is a call through the stage of a full limit.
+func BenchmarkRejected(b *testing.B) {
+	b.ReportAllocs()
+	l, chain := benchLimiter(b, adaptivelimit.Config{InitialLimit: 1})
+	held, _ := l.TryAcquire()
+	defer l.Release(held, adaptivelimit.OutcomeIgnore)
+	ctx := context.Background()
+	for b.Loop() {
+		if _, err := chain.Next(noop, nil).Call(ctx); err == nil {
+			b.Fatal("admitted")
+		}
+	}
+}
+
+func BenchmarkRejectedParallel(b *testing.B) {
+	b.ReportAllocs()
+	l, chain := benchLimiter(b, adaptivelimit.Config{InitialLimit: 1})
+	held, _ := l.TryAcquire()
+	defer l.Release(held, adaptivelimit.OutcomeIgnore)
+	b.RunParallel(func(pb *testing.PB) {
+		ctx := context.Background()
+		for pb.Next() {
+			if _, err := chain.Next(noop, nil).Call(ctx); err == nil {
+				b.Error("admitted")
+				return
+			}
+		}
+	})
+}
+
+// rejectAll is a stage that refuses every call with a preallocated error
+// and does nothing else: what any rejection through the chain costs at
+// least, whatever the policy.
+type rejectAll struct{ err error }
+
+func (r rejectAll) Run(context.Context, policy.Next[int]) (int, error, policy.Stamp) {
+	return 0, r.err, policy.NoStamp
+}
+
+func (r rejectAll) RunAsync(context.Context, policy.AsyncNext[int]) *futureInt { return nil }
+
+// BenchmarkRejectAllStage measures the chain alone: a stage that returns a
+// preallocated error at once. BenchmarkRejected minus this is what the
+// adaptive limit itself adds to a rejection.
+func BenchmarkRejectAllStage(b *testing.B) {
+	b.ReportAllocs()
+	chain := policy.NewChain[int](rejectAll{adaptivelimit.ErrLimitExceeded})
+	ctx := context.Background()
+	for b.Loop() {
+		if _, err := chain.Next(noop, nil).Call(ctx); err == nil {
+			b.Fatal("admitted")
+		}
+	}
+}
