@@ -1,0 +1,7 @@
+//go:build !race
+
+package r4czap_test
+
+// raceEnabled reports whether the race detector is on: allocation counts
+// are meaningless under it.
+const raceEnabled = false

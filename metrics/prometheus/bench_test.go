@@ -1,0 +1,71 @@
+package r4cprometheus_test
+
+import (
+	"testing"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/resilience4cata/r4c/events"
+	r4cprometheus "github.com/resilience4cata/r4c/metrics/prometheus"
+)
+
+// BenchmarkEvent measures what the Collector adds to a published rejection:
+// the bus delivering a (pre-boxed) event to its listener.
+func BenchmarkEvent(b *testing.B) {
+	clk, reg := newRegistry(b)
+	build(b, clk, reg)
+	c := r4cprometheus.NewCollector(reg)
+	defer c.Close()
+	var e events.Event = events.CallRejected{Policy: "adaptivelimit", Instance: "search"}
+	bus := reg.Events()
+	b.ReportAllocs()
+	for b.Loop() {
+		bus.Publish(e)
+	}
+}
+
+// BenchmarkScrape measures a scrape of the scenario's seven instances.
+func BenchmarkScrape(b *testing.B) {
+	clk, reg := newRegistry(b)
+	p := build(b, clk, reg)
+	c := r4cprometheus.NewCollector(reg)
+	defer c.Close()
+	p.run(b)
+	pr := prometheus.NewRegistry()
+	pr.MustRegister(c)
+	b.ReportAllocs()
+	for b.Loop() {
+		mfs, err := pr.Gather()
+		if err != nil || len(mfs) == 0 {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkRejectedCall measures a call rejected by a full adaptive limit,
+// without and with a Collector listening: the difference is what the
+// policy's event and the listener cost.
+func BenchmarkRejectedCall(b *testing.B) {
+	for _, observed := range []bool{false, true} {
+		name := "unobserved"
+		if observed {
+			name = "observed"
+		}
+		b.Run(name, func(b *testing.B) {
+			clk, reg := newRegistry(b)
+			p := build(b, clk, reg)
+			if observed {
+				c := r4cprometheus.NewCollector(reg)
+				defer c.Close()
+			}
+			release := holdSlot(b, p.search)
+			defer release()
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := p.search.Execute(ok); err == nil {
+					b.Fatal("admitted")
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,227 @@
+package r4cprometheus
+
+import (
+	"maps"
+	"sync"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/resilience4cata/r4c"
+	"github.com/resilience4cata/r4c/events"
+	"github.com/resilience4cata/r4c/policy/adaptivelimit"
+	"github.com/resilience4cata/r4c/policy/breaker"
+	"github.com/resilience4cata/r4c/policy/bulkhead"
+	"github.com/resilience4cata/r4c/policy/fallback"
+	"github.com/resilience4cata/r4c/policy/hedge"
+	"github.com/resilience4cata/r4c/policy/ratelimit"
+	"github.com/resilience4cata/r4c/policy/retry"
+	"github.com/resilience4cata/r4c/policy/timeout"
+)
+
+// The policy kinds that reject calls, as events.CallRejected names them.
+// Their instances get a r4c_calls_rejected_total series at 0 before their
+// first rejection.
+const (
+	kindAdaptiveLimit = "adaptivelimit"
+	kindBulkhead      = "bulkhead"
+	kindRateLimit     = "ratelimit"
+	kindBreaker       = "breaker"
+)
+
+// Collector is a [prometheus.Collector] exporting the figures of every
+// policy instance of one [r4c.Registry]. Make it with [NewCollector] and
+// register it with a prometheus.Registerer.
+//
+// Gauges and snapshot counters are read from [r4c.Registry.Snapshot] at
+// scrape time, so they cost the calls nothing. The two event-fed counters,
+// r4c_calls_rejected_total and r4c_adaptivelimit_limit_changes_total, are
+// incremented by a listener on [r4c.Registry.Events]: a lock-free map
+// lookup and an atomic add per event, with no allocation once the instance
+// is known (instances are known from their first scrape, or from
+// NewCollector). They count from the moment the Collector was made.
+//
+// A Collector is safe for concurrent use: scrapes may run while calls
+// publish events. It starts no goroutine; [Collector.Close] unsubscribes it.
+type Collector struct {
+	reg         *r4c.Registry
+	constLabels prometheus.Labels
+
+	rejectedDesc *prometheus.Desc
+	changesDesc  *prometheus.Desc
+	stateDesc    *prometheus.Desc
+	retryDesc    *prometheus.Desc
+
+	adaptive  family[adaptivelimit.Snapshot]
+	timeouts  family[timeout.Snapshot]
+	bulkheads family[bulkhead.Snapshot]
+	rates     family[ratelimit.Snapshot]
+	breakers  family[breaker.Snapshot]
+	retries   family[retry.Snapshot]
+	hedges    family[hedge.Snapshot]
+	fallbacks family[fallback.Snapshot]
+
+	rejected counterSet // key{kind, instance}
+	changes  counterSet // key{kindAdaptiveLimit, instance}
+
+	stop      func()
+	closeOnce sync.Once
+}
+
+var _ prometheus.Collector = (*Collector)(nil)
+
+// Option configures a [Collector].
+type Option interface {
+	apply(*Collector)
+}
+
+type constLabelsOption prometheus.Labels
+
+func (o constLabelsOption) apply(c *Collector) {
+	if c.constLabels == nil {
+		c.constLabels = prometheus.Labels{}
+	}
+	maps.Copy(c.constLabels, prometheus.Labels(o))
+}
+
+// WithConstLabels adds labels with fixed values to every metric of the
+// Collector, for instance {"registry": "payments"} to tell apart the
+// Collectors of two registries registered in the same
+// prometheus.Registerer. The names must not be "instance", "kind", "state"
+// or "outcome"; registering the Collector reports such a clash.
+func WithConstLabels(labels prometheus.Labels) Option {
+	return constLabelsOption(maps.Clone(labels))
+}
+
+// NewCollector returns a Collector for reg and subscribes it to
+// reg.Events(). It reads reg.Snapshot() once to create the event-fed
+// counters (at 0) of the instances built so far; instances built later are
+// added at the next scrape. reg must not be nil (NewCollector panics).
+//
+// Call [Collector.Close] when the Collector is no longer scraped, to remove
+// its listener from the registry's bus.
+func NewCollector(reg *r4c.Registry, opts ...Option) *Collector {
+	if reg == nil {
+		panic("r4cprometheus: NewCollector with a nil registry")
+	}
+	c := &Collector{reg: reg}
+	for _, o := range opts {
+		if o != nil {
+			o.apply(c)
+		}
+	}
+	cl := c.constLabels
+	c.rejectedDesc = prometheus.NewDesc("r4c_calls_rejected_total",
+		"Calls a policy refused without running them, by policy kind and instance.",
+		[]string{"kind", "instance"}, cl)
+	c.changesDesc = prometheus.NewDesc("r4c_adaptivelimit_limit_changes_total",
+		"Times the adaptive limit moved at the end of a window.",
+		[]string{"instance"}, cl)
+	c.stateDesc = prometheus.NewDesc("r4c_breaker_state",
+		"State of the circuit breaker: 1 for the current state, 0 for the others.",
+		[]string{"instance", "state"}, cl)
+	c.retryDesc = prometheus.NewDesc("r4c_retry_calls_total",
+		"Calls that ended through the retry, by outcome.",
+		[]string{"instance", "outcome"}, cl)
+	c.adaptive = newFamily(adaptiveLimitSpecs, cl)
+	c.timeouts = newFamily(timeoutSpecs, cl)
+	c.bulkheads = newFamily(bulkheadSpecs, cl)
+	c.rates = newFamily(rateLimitSpecs, cl)
+	c.breakers = newFamily(breakerSpecs, cl)
+	c.retries = newFamily(retrySpecs, cl)
+	c.hedges = newFamily(hedgeSpecs, cl)
+	c.fallbacks = newFamily(fallbackSpecs, cl)
+
+	c.known(reg.Snapshot())
+	c.stop = reg.Events().Subscribe(c.listen)
+	return c
+}
+
+// listen counts the events the Collector exports. It runs on the publishing
+// goroutine and allocates nothing once the instance is known.
+func (c *Collector) listen(e events.Event) {
+	switch e := e.(type) {
+	case events.CallRejected:
+		c.rejected.counter(key{e.Policy, e.Instance}).Add(1)
+	case events.LimitChanged:
+		c.changes.counter(key{kindAdaptiveLimit, e.Instance}).Add(1)
+	}
+}
+
+// known creates the event-fed counters of every instance of snap that can
+// publish them.
+func (c *Collector) known(snap r4c.Snapshot) {
+	for id := range snap.AdaptiveLimits {
+		c.rejected.counter(key{kindAdaptiveLimit, id})
+		c.changes.counter(key{kindAdaptiveLimit, id})
+	}
+	for id := range snap.Bulkheads {
+		c.rejected.counter(key{kindBulkhead, id})
+	}
+	for id := range snap.RateLimits {
+		c.rejected.counter(key{kindRateLimit, id})
+	}
+	for id := range snap.Breakers {
+		c.rejected.counter(key{kindBreaker, id})
+	}
+}
+
+// Close unsubscribes the Collector from the registry's events. The event-fed
+// counters stop moving; scrapes still work. Close is idempotent.
+func (c *Collector) Close() {
+	c.closeOnce.Do(c.stop)
+}
+
+// Describe sends the descriptor of every metric the Collector may export.
+// It implements [prometheus.Collector].
+func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
+	ch <- c.rejectedDesc
+	ch <- c.changesDesc
+	ch <- c.stateDesc
+	ch <- c.retryDesc
+	c.adaptive.describe(ch)
+	c.timeouts.describe(ch)
+	c.bulkheads.describe(ch)
+	c.rates.describe(ch)
+	c.breakers.describe(ch)
+	c.retries.describe(ch)
+	c.hedges.describe(ch)
+	c.fallbacks.describe(ch)
+}
+
+// Collect reads reg.Snapshot() and sends every metric. It implements
+// [prometheus.Collector]; it takes the registry's lock for the snapshot,
+// never a lock the calls take.
+func (c *Collector) Collect(ch chan<- prometheus.Metric) {
+	snap := c.reg.Snapshot()
+	c.known(snap)
+
+	c.adaptive.collect(ch, snap.AdaptiveLimits)
+	c.timeouts.collect(ch, snap.Timeouts)
+	c.bulkheads.collect(ch, snap.Bulkheads)
+	c.rates.collect(ch, snap.RateLimits)
+	c.breakers.collect(ch, snap.Breakers)
+	c.retries.collect(ch, snap.Retries)
+	c.hedges.collect(ch, snap.Hedges)
+	c.fallbacks.collect(ch, snap.Fallbacks)
+
+	for id, s := range snap.Breakers {
+		for _, st := range breakerStates {
+			v := 0.0
+			if s.State == st {
+				v = 1
+			}
+			ch <- prometheus.MustNewConstMetric(c.stateDesc, prometheus.GaugeValue, v, id, st.String())
+		}
+	}
+	for id, s := range snap.Retries {
+		for _, o := range retryOutcomes {
+			ch <- prometheus.MustNewConstMetric(c.retryDesc, prometheus.CounterValue, float64(o.value(s)), id, o.name)
+		}
+	}
+	c.rejected.each(func(k key, n uint64) {
+		ch <- prometheus.MustNewConstMetric(c.rejectedDesc, prometheus.CounterValue, float64(n), k.kind, k.instance)
+	})
+	c.changes.each(func(k key, n uint64) {
+		ch <- prometheus.MustNewConstMetric(c.changesDesc, prometheus.CounterValue, float64(n), k.instance)
+	})
+}
