@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/resilience4cata/r4c"
+	"github.com/resilience4cata/r4c/events"
 	"github.com/resilience4cata/r4c/pipeline"
 	"github.com/resilience4cata/r4c/policy/adaptivelimit"
 	"github.com/resilience4cata/r4c/policy/breaker"
@@ -158,4 +159,22 @@ func BenchmarkExecuteContext(b *testing.B) {
 	for b.Loop() {
 		_, _ = p.ExecuteContext(ctx, fn)
 	}
+}
+
+// A subscriber does not make rejections allocate: each policy boxes its
+// CallRejected event once, when it is built.
+func TestRejectionWithASubscriberAllocatesNothing(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector allocates")
+	}
+	reg := newReg(t)
+	var n atomic.Int64
+	stop := reg.Events().Subscribe(func(events.Event) { n.Add(1) })
+	defer stop()
+	p := adaptiveOnly(t, reg, 1)
+	release := occupy(t, p)
+	defer release()
+	allocs := testing.AllocsPerRun(1000, func() { _, _ = p.Execute(ok) })
+	assert.Zero(t, allocs)
+	assert.Positive(t, n.Load())
 }

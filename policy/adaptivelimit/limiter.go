@@ -24,8 +24,9 @@ type Limiter struct {
 	hot hotState
 	_   [padSize - hotStateSize]byte
 
-	rejections atomic.Int64
-	_          [padSize - 8]byte
+	rejections  atomic.Int64
+	rejectEvent events.Event // the CallRejected event, boxed once
+	_           [padSize - 8]byte
 
 	// Set by New, read-only afterwards.
 	cfg      Config
@@ -111,6 +112,8 @@ func New(cfg Config, env policy.Env) (*Limiter, error) {
 		waitOn:   cfg.MaxWait > 0,
 	}
 	l.handle = &Handle{l: l}
+	// Boxed once, so that publishing a rejection allocates nothing.
+	l.rejectEvent = events.CallRejected{Policy: "adaptivelimit", Instance: env.Instance, Err: l.err}
 	l.win.init(&cfg)
 	l.hot.lim.Store(l.packLimit(cfg.InitialLimit))
 	l.hot.windowEnd.Store(l.clock.Nanotime() + int64(cfg.Window))
@@ -343,7 +346,7 @@ func (l *Limiter) rejected() {
 
 //go:noinline
 func (l *Limiter) publishRejected() {
-	l.bus.Publish(events.CallRejected{Policy: "adaptivelimit", Instance: l.instance, Err: l.err})
+	l.bus.Publish(l.rejectEvent)
 }
 
 // release frees p's slot; a success or a drop also records the latency up

@@ -294,7 +294,7 @@ func (b *Breaker) published(from, to State) {
 // refused publishes the refusal of a call.
 func (b *Breaker) refused(err *OpenError) {
 	if b.bus.Active() {
-		b.bus.Publish(events.CallRejected{Policy: "breaker", Instance: b.instance, Err: err})
+		b.bus.Publish(err.event)
 	}
 }
 

@@ -3,6 +3,7 @@ package breaker
 import (
 	"errors"
 
+	"github.com/resilience4cata/r4c/events"
 	"github.com/resilience4cata/r4c/policy"
 )
 
@@ -19,6 +20,7 @@ type OpenError struct {
 	instance string
 	state    State
 	msg      string
+	event    events.Event // the CallRejected event of this refusal, boxed once
 }
 
 func newOpenError(instance string, state State) *OpenError {
@@ -34,7 +36,9 @@ func newOpenError(instance string, state State) *OpenError {
 	default:
 		msg += "is open"
 	}
-	return &OpenError{instance: instance, state: state, msg: msg}
+	e := &OpenError{instance: instance, state: state, msg: msg}
+	e.event = events.CallRejected{Policy: "breaker", Instance: instance, Err: e}
+	return e
 }
 
 // Error returns "r4c: circuit breaker <instance> is open" (or "is forced

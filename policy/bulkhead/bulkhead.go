@@ -20,15 +20,16 @@ import (
 // and a timer. Waiters get slots in arrival order. Make a Bulkhead with
 // [New]; the zero value is not usable.
 type Bulkhead struct {
-	inFlight atomic.Int64 // slots held, including slots handed to waiters
-	waiting  atomic.Int64 // waiters queued; mirrors the queue's length
-	max      int64
-	maxWait  time.Duration
-	disabled bool
-	clock    policy.Clock
-	bus      *events.Bus
-	instance string
-	err      *BulkheadFullError
+	rejectEvent events.Event // the CallRejected event, boxed once
+	inFlight    atomic.Int64 // slots held, including slots handed to waiters
+	waiting     atomic.Int64 // waiters queued; mirrors the queue's length
+	max         int64
+	maxWait     time.Duration
+	disabled    bool
+	clock       policy.Clock
+	bus         *events.Bus
+	instance    string
+	err         *BulkheadFullError
 
 	rejections atomic.Uint64
 
@@ -52,7 +53,7 @@ func New(cfg Config, env policy.Env) (*Bulkhead, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	return &Bulkhead{
+	b := &Bulkhead{
 		max:      int64(cfg.MaxConcurrent),
 		maxWait:  cfg.MaxWait,
 		disabled: cfg.Disabled,
@@ -60,7 +61,10 @@ func New(cfg Config, env policy.Env) (*Bulkhead, error) {
 		bus:      env.Events,
 		instance: env.Instance,
 		err:      newFullError(env.Instance, cfg.MaxConcurrent),
-	}, nil
+	}
+	// Boxed once, so that publishing a rejection allocates nothing.
+	b.rejectEvent = events.CallRejected{Policy: "bulkhead", Instance: env.Instance, Err: b.err}
+	return b, nil
 }
 
 // TryAcquire takes a slot if one is free and no call is waiting for one,
@@ -305,7 +309,7 @@ var testHookBeforeQueue func()
 func (b *Bulkhead) reject() error {
 	b.rejections.Add(1)
 	if b.bus.Active() {
-		b.bus.Publish(events.CallRejected{Policy: "bulkhead", Instance: b.instance, Err: b.err})
+		b.bus.Publish(b.rejectEvent)
 	}
 	return b.err
 }

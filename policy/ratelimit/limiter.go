@@ -24,6 +24,7 @@ import (
 // A Limiter is safe for concurrent use. Make one with [New]; the zero value
 // is not usable.
 type Limiter struct {
+	rejectEvent events.Event // the CallRejected event, boxed once
 	// tat is the theoretical arrival time: the clock reading at which the
 	// bucket would be empty again if nobody took another permit. A permit
 	// may be taken at now when max(tat, now) - now <= tolerance, and taking
@@ -72,6 +73,8 @@ func New(cfg Config, env policy.Env) (*Limiter, error) {
 		msg += " (ratelimit " + env.Instance + ")"
 	}
 	l.err = &RateLimitedError{l: l, instance: env.Instance, msg: msg}
+	// Boxed once, so that publishing a rejection allocates nothing.
+	l.rejectEvent = events.CallRejected{Policy: "ratelimit", Instance: env.Instance, Err: l.err}
 	l.tat.Store(l.clock.Nanotime())
 	return l, nil
 }
@@ -210,7 +213,7 @@ func (l *Limiter) wait(ctx context.Context, now int64) (waited bool, err error) 
 func (l *Limiter) reject() error {
 	l.rejections.Add(1)
 	if l.bus.Active() {
-		l.bus.Publish(events.CallRejected{Policy: "ratelimit", Instance: l.instance, Err: l.err})
+		l.bus.Publish(l.rejectEvent)
 	}
 	return l.err
 }
