@@ -44,7 +44,7 @@ func (r *Registry) Bulkhead(id string) (*bulkhead.Handle, error) {
 	if err != nil {
 		return nil, err
 	}
-	return bulkhead.NewHandle(x), nil
+	return x.Handle(), nil
 }
 
 // Bulkhead resolves the bulkhead of a pipeline called pipeline; see

@@ -48,7 +48,7 @@ func (r *Registry) RateLimit(id string) (*ratelimit.Handle, error) {
 	if err != nil {
 		return nil, err
 	}
-	return ratelimit.NewHandle(x), nil
+	return x.Handle(), nil
 }
 
 // RateLimit resolves the rate limiter of a pipeline called pipeline; see

@@ -31,9 +31,9 @@ func (r *Registry) Snapshot() Snapshot {
 	defer r.mu.Unlock()
 	return Snapshot{
 		AdaptiveLimits: snapshots(r.adaptive, func(l *adaptivelimit.Limiter) adaptivelimit.Snapshot { return l.Handle().Snapshot() }),
-		Timeouts:       snapshots(r.timeout, func(t *timeout.Timeout) timeout.Snapshot { return timeout.NewHandle(t).Snapshot() }),
-		Bulkheads:      snapshots(r.bulkhead, func(b *bulkhead.Bulkhead) bulkhead.Snapshot { return bulkhead.NewHandle(b).Snapshot() }),
-		RateLimits:     snapshots(r.ratelimit, func(l *ratelimit.Limiter) ratelimit.Snapshot { return ratelimit.NewHandle(l).Snapshot() }),
+		Timeouts:       snapshots(r.timeout, func(t *timeout.Timeout) timeout.Snapshot { return t.Handle().Snapshot() }),
+		Bulkheads:      snapshots(r.bulkhead, func(b *bulkhead.Bulkhead) bulkhead.Snapshot { return b.Handle().Snapshot() }),
+		RateLimits:     snapshots(r.ratelimit, func(l *ratelimit.Limiter) ratelimit.Snapshot { return l.Handle().Snapshot() }),
 		Retries:        snapshots(r.retry, func(x *retry.Retry) retry.Snapshot { return x.Handle().Snapshot() }),
 		Breakers:       snapshots(r.breaker, func(b *breaker.Breaker) breaker.Snapshot { return b.Handle().Snapshot() }),
 		Hedges:         snapshots(r.hedge, func(h *hedge.Hedge) hedge.Snapshot { return h.Handle().Snapshot() }),

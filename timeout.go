@@ -44,7 +44,7 @@ func (r *Registry) Timeout(id string) (*timeout.Handle, error) {
 	if err != nil {
 		return nil, err
 	}
-	return timeout.NewHandle(x), nil
+	return x.Handle(), nil
 }
 
 // Timeout resolves the timeout of a pipeline called pipeline; see

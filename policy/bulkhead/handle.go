@@ -46,3 +46,6 @@ type Snapshot struct {
 	// A wait ended by the caller's ctx is not a rejection.
 	Rejections uint64
 }
+
+// Handle returns a handle on b, like [NewHandle].
+func (b *Bulkhead) Handle() *Handle { return NewHandle(b) }

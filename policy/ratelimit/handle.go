@@ -45,3 +45,6 @@ type Snapshot struct {
 	// ended by the caller's ctx is not a rejection.
 	Rejections uint64
 }
+
+// Handle returns a handle on l, like [NewHandle].
+func (l *Limiter) Handle() *Handle { return NewHandle(l) }

@@ -33,3 +33,6 @@ type Snapshot struct {
 	// (the caller got a *CallTimeoutError).
 	Timeouts uint64
 }
+
+// Handle returns a handle on t, like [NewHandle].
+func (t *Timeout) Handle() *Handle { return NewHandle(t) }
