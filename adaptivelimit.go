@@ -18,7 +18,7 @@ var adaptiveKind = &kind[adaptivelimit.Config, *adaptivelimit.Limiter]{
 	fields: []field[adaptivelimit.Config]{
 		enabledField(func(c *adaptivelimit.Config) *bool { return &c.Disabled }),
 		choiceField("algorithm", "gradient2", "how the limit is recomputed at the end of each window",
-			map[string]adaptivelimit.Algorithm{"gradient2": adaptivelimit.Gradient2, "aimd": adaptivelimit.AIMD, "vegas": adaptivelimit.Vegas},
+			map[string]adaptivelimit.Algorithm{"gradient2": adaptivelimit.Gradient2, "aimd": adaptivelimit.AIMD, "vegas": adaptivelimit.Vegas, "little": adaptivelimit.Little},
 			func(c *adaptivelimit.Config) *adaptivelimit.Algorithm { return &c.Algorithm }),
 		intField("initialLimit", "20 (moved into [minLimit, maxLimit] if unset)", ">= 1, within [minLimit, maxLimit]", "the limit before the first window ends", 1,
 			func(c *adaptivelimit.Config) *int { return &c.InitialLimit }),

@@ -2,11 +2,14 @@ package sim
 
 import "math"
 
-// The candidate algorithm ("Little"): a queue estimate against a no-load
-// baseline, like Vegas, with bounds scaled to the measured noise, a cut
-// straight to the concurrency Little's law says the dependency serves, and a
-// check that tells a queue from a new normal latency. docs/adaptation.md
-// gives the reasoning; Update gives the arithmetic.
+// The design of the Little algorithm, as it was worked out here before it
+// went into the library (adaptivelimit.Little): a queue estimate against a
+// no-load baseline, like Vegas, with bounds scaled to the measured noise, a
+// cut straight to the concurrency Little's law says the dependency serves,
+// and a check that tells a queue from a new normal latency.
+// docs/adaptation.md gives the reasoning; Update gives the arithmetic. It is
+// kept as the library's cross-check (TestLibraryMatchesReference) and to try
+// other parameters: the library's tuning is DefaultCandidateParams.
 
 // CandidateParams tune the candidate algorithm.
 type CandidateParams struct {
@@ -36,7 +39,7 @@ type CandidateParams struct {
 	History int
 }
 
-// DefaultCandidateParams are the parameters the report uses.
+// DefaultCandidateParams are the library's fixed tuning of Little.
 var DefaultCandidateParams = CandidateParams{
 	Smoothing: 0.3,
 	QueueLow:  0.05, QueueHigh: 0.15,

@@ -6,7 +6,7 @@
 // and the client gives up after [ClientTimeout]. Calls arrive open-loop
 // (Poisson, at a rate given as a multiple of the capacity). In front of the
 // dependency sits the limiter under test: r4c's adaptive limit (Gradient2,
-// AIMD, Vegas and the candidate algorithm of this package), fixed
+// AIMD, Vegas and Little, whose design is in candidate.go), fixed
 // bulkheads, failsafe-go's adaptivelimiter and go-concurrency-limits'
 // Gradient2 and AIMD.
 //

@@ -35,7 +35,7 @@ func NewResult(spec Spec, tr *Trace) *Result {
 	return r
 }
 
-// The bar the candidate must clear (issue 6).
+// The bar Little was designed to clear (issue 6).
 const (
 	BarGoodput  = 0.97             // under 2x and 5x overload
 	BarP99      = 3.2              // admitted p99 / base service time, under 2x and 5x
@@ -126,7 +126,7 @@ func Table(sc Scenario, results []*Result) string {
 
 // chartSpecs are the limiters drawn in the charts (all of them would not be
 // legible).
-var chartSpecs = []string{CandidateName, "r4c-gradient2", "r4c-aimd", "r4c-vegas", "failsafe-go", "gcl-gradient2", "bulkhead-40"}
+var chartSpecs = []string{LittleName, "r4c-gradient2", "r4c-aimd", "r4c-vegas", "failsafe-go", "gcl-gradient2", "bulkhead-40"}
 
 // series is a trace reduced to one point per second.
 type series struct {
@@ -224,7 +224,7 @@ func Chart(sc Scenario, results []*Result, dir string) error {
 			}
 			l.Color = col
 			l.Width = vg.Points(1)
-			if name == CandidateName {
+			if name == LittleName {
 				l.Width = vg.Points(2)
 			}
 			plots[i][0].Add(l)

@@ -67,11 +67,11 @@ func TestScenarios(t *testing.T) {
 		t.Logf("%s\n%s", sc.Title, Table(sc, m[sc.Name]))
 	}
 
-	t.Run("candidate clears the bar", func(t *testing.T) {
-		checkBar(t, CandidateName, m)
+	t.Run("little clears the bar", func(t *testing.T) {
+		checkBar(t, LittleName, m)
 	})
 
-	for _, name := range []string{"r4c-gradient2", "r4c-aimd", "r4c-vegas", CandidateName} {
+	for _, name := range []string{"r4c-gradient2", "r4c-aimd", "r4c-vegas", LittleName} {
 		t.Run(name+" is sane", func(t *testing.T) {
 			// Goodput near capacity under overload, no shedding in
 			// underload, recovery once the capacity returns.
@@ -143,14 +143,14 @@ func checkBar(t *testing.T, name string, m map[string][]*Result) {
 	}
 }
 
-// TestCandidateOtherSeeds checks the bar's overload and capacity-drop
-// figures of the candidate on other seeds, so that it is not tuned to one.
-func TestCandidateOtherSeeds(t *testing.T) {
+// TestLittleOtherSeeds checks the bar's overload and capacity-drop figures
+// of the library's Little on other seeds, so that it is not tuned to one.
+func TestLittleOtherSeeds(t *testing.T) {
 	scs := map[string]Scenario{}
 	for _, sc := range Scenarios() {
 		scs[sc.Name] = sc
 	}
-	spec := Candidate(DefaultCandidateParams)
+	spec := R4C(adaptivelimit.Little)
 	for s := uint64(2); s <= 4; s++ {
 		for _, name := range []string{"overload2x", "overload5x"} {
 			f := Measure(Run(t, scs[name], spec, s))
@@ -169,7 +169,7 @@ func TestCandidateOtherSeeds(t *testing.T) {
 // for r4c (policy.System in the bubble) and for a peer (time.Now).
 func TestDeterministic(t *testing.T) {
 	sc := Scenarios()[3] // capdrop
-	for _, spec := range []Spec{Candidate(DefaultCandidateParams), R4C(adaptivelimit.Gradient2), Failsafe()} {
+	for _, spec := range []Spec{R4C(adaptivelimit.Little), Candidate(DefaultCandidateParams), R4C(adaptivelimit.Gradient2), Failsafe()} {
 		a, b := Run(t, sc, spec, 7), Run(t, sc, spec, 7)
 		if !reflect.DeepEqual(a, b) {
 			t.Errorf("%s: two runs with seed 7 differ", spec.Name)
@@ -182,15 +182,17 @@ func TestDeterministic(t *testing.T) {
 
 // TestLibraryMatchesReference checks that the library's Gradient2, AIMD and
 // Vegas move the limit exactly as this package's model of r4c's windowing
-// running the reference arithmetic: the model the candidate runs on is the
-// library's.
+// running the reference arithmetic (so the model is the library's), and
+// that the library's Little moves it exactly as its design (candidate.go)
+// with DefaultCandidateParams on that model.
 func TestLibraryMatchesReference(t *testing.T) {
 	pairs := []struct{ lib, ref Spec }{
 		{R4C(adaptivelimit.Gradient2), RefGradient2()},
 		{R4C(adaptivelimit.AIMD), RefAIMD()},
 		{R4C(adaptivelimit.Vegas), RefVegas()},
+		{R4C(adaptivelimit.Little), Candidate(DefaultCandidateParams)},
 	}
-	for _, sc := range []Scenario{Scenarios()[3], Scenarios()[4]} { // capdrop, latshift
+	for _, sc := range []Scenario{Scenarios()[1], Scenarios()[3], Scenarios()[4]} { // overload2x, capdrop, latshift
 		for _, p := range pairs {
 			a, b := Run(t, sc, p.lib, seed), Run(t, sc, p.ref, seed)
 			for i := range a.Samples {

@@ -6,22 +6,24 @@ import (
 	"github.com/resilience4cata/r4c/policy/adaptivelimit"
 )
 
-// CandidateName is the report's name for the candidate algorithm.
-const CandidateName = "r4c-little"
+// LittleName is the report's name for the library's Little algorithm
+// (R4C(adaptivelimit.Little)), the one designed here.
+const LittleName = "r4c-little"
 
-// Candidate is the candidate algorithm (candidate.go) with p, on this
-// package's model of r4c's windowing, which gives the same figures as the
-// library for Gradient2, AIMD and Vegas (TestLibraryMatchesReference). Once
-// the library has the algorithm, R4C(<its Algorithm value>) replaces it.
+// Candidate is the design of Little (candidate.go) with p, on this
+// package's model of r4c's windowing. The report runs the library's Little
+// instead; with DefaultCandidateParams (the library's fixed tuning) the two
+// give the same limits (TestLibraryMatchesReference), and other parameters
+// can be tried here before changing the library.
 func Candidate(p CandidateParams) Spec {
-	return Reference(CandidateName, "candidate algorithm (sim/candidate.go) on r4c's windowing",
+	return Reference("ref-little", "Little's design (sim/candidate.go), r4c windowing",
 		func() Algorithm { return newCandidate(p) })
 }
 
 // Specs returns the limiters of the report, in the order of its tables.
 func Specs() []Spec {
 	return []Spec{
-		Candidate(DefaultCandidateParams),
+		R4C(adaptivelimit.Little),
 		R4C(adaptivelimit.Gradient2),
 		R4C(adaptivelimit.AIMD),
 		R4C(adaptivelimit.Vegas),

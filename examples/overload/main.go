@@ -60,7 +60,7 @@ func main() {
 	cfg := defaultConfig()
 	flag.DurationVar(&cfg.Duration, "duration", cfg.Duration, "length of the run through r4c: a third normal, a third at a third of the capacity, a third recovered")
 	flag.Float64Var(&cfg.Load, "load", cfg.Load, "offered load, as a multiple of the server's full capacity")
-	flag.StringVar(&cfg.Algorithm, "algorithm", cfg.Algorithm, "adaptive limit algorithm: gradient2, aimd or vegas")
+	flag.StringVar(&cfg.Algorithm, "algorithm", cfg.Algorithm, "adaptive limit algorithm: gradient2, aimd, vegas or little")
 	flag.IntVar(&cfg.Workers, "capacity", cfg.Workers, "the server's workers at full capacity")
 	flag.Uint64Var(&cfg.Seed, "seed", cfg.Seed, "seed of the arrivals and the service times")
 	flag.StringVar(&cfg.Chart, "chart", "", "where to write the SVG chart (default overload.svg in the current directory, else in "+os.TempDir()+")")

@@ -80,7 +80,7 @@ func TestRunPrintsProgressAndSummaryAndWritesTheChart(t *testing.T) {
 }
 
 func TestEveryAlgorithmBuilds(t *testing.T) {
-	for _, algorithm := range []string{"gradient2", "aimd", "vegas", "AIMD"} {
+	for _, algorithm := range []string{"gradient2", "aimd", "vegas", "little", "AIMD"} {
 		cfg := tinyConfig(t)
 		cfg.Algorithm = algorithm
 		g, err := newProtected(cfg, func(context.Context) (string, error) { return "ok\n", nil })

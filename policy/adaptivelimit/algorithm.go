@@ -5,14 +5,16 @@ import (
 	"time"
 )
 
-// algorithm holds the state of the three algorithms; only the configured
+// algorithm holds the state of the four algorithms; only the configured
 // one is used. Each update is applied once per window with the window's
-// average latency (rtt), its most calls in flight, whether it saw a drop,
-// and whether its latency passed LatencyCeiling (overload). The arithmetic
-// follows Netflix concurrency-limits 0.5.4 (Gradient2Limit, AIMDLimit,
-// VegasLimit); see the package documentation for where ours differs.
+// average latency (rtt), its most calls in flight, its number of samples,
+// whether it saw a drop, and whether its latency passed LatencyCeiling
+// (overload). The arithmetic of the first three follows Netflix
+// concurrency-limits 0.5.4 (Gradient2Limit, AIMDLimit, VegasLimit); see the
+// package documentation for where ours differs. Little is r4c's own
+// (little.go).
 type algorithm struct {
-	estimate float64 // Gradient2's and Vegas's limit; callers see its integer part
+	estimate float64 // Gradient2's, Vegas's and Little's limit; callers see its integer part
 
 	// Gradient2's long-term average of the window latency, in nanoseconds:
 	// the plain mean of the first warmupWindows windows, then an
@@ -27,6 +29,8 @@ type algorithm struct {
 	probeCount int     // windows since the last probe
 	probes     int     // probes made, for the jitter schedule
 	jitter     float64 // the current probe jitter, in [0.5, 1)
+
+	little little
 }
 
 // warmupWindows is how many windows Gradient2's long-term average takes as a
@@ -36,11 +40,14 @@ const warmupWindows = 10
 func (a *algorithm) init(cfg *Config) {
 	a.estimate = float64(cfg.InitialLimit)
 	a.jitter = probeJitter(0)
+	a.little.step = 1
 }
 
 // update returns the new integer limit.
-func (a *algorithm) update(cfg *Config, limit int, rtt time.Duration, maxIF int, dropped, overload bool) int {
+func (a *algorithm) update(cfg *Config, limit int, rtt time.Duration, maxIF, samples int, dropped, overload bool) int {
 	switch cfg.Algorithm {
+	case Little:
+		a.estimate = a.little.update(cfg, a.estimate, float64(rtt), float64(maxIF), float64(max(1, samples)), dropped, overload)
 	case AIMD:
 		return aimdUpdate(cfg, limit, maxIF, dropped || overload)
 	case Vegas:
@@ -59,8 +66,12 @@ func (a *algorithm) longLatency() time.Duration {
 	return time.Duration(a.long)
 }
 
-// noLoadLatency returns Vegas's no-load latency, zero for the others.
-func (a *algorithm) noLoadLatency() time.Duration {
+// noLoadLatency returns Vegas's no-load latency or Little's baseline, zero
+// for the others.
+func (a *algorithm) noLoadLatency(alg Algorithm) time.Duration {
+	if alg == Little {
+		return time.Duration(a.little.base)
+	}
 	if !a.noLoadSet {
 		return 0
 	}

@@ -3,7 +3,9 @@ package adaptivelimit_test
 import (
 	"context"
 	"testing"
+	"time"
 
+	"github.com/resilience4cata/r4c/clocktest"
 	"github.com/resilience4cata/r4c/policy"
 	"github.com/resilience4cata/r4c/policy/adaptivelimit"
 )
@@ -39,5 +41,39 @@ func TestAllocsAdmittedAndRejected(t *testing.T) {
 	l.Release(held, adaptivelimit.OutcomeIgnore)
 	if admitted != 0 || rejected != 0 || standalone != 0 {
 		t.Fatalf("allocs per call: admitted %v, rejected %v, standalone %v; want 0", admitted, rejected, standalone)
+	}
+}
+
+// TestAllocsWindowRecompute checks that ending a window (the recompute of
+// every algorithm) allocates nothing: a manual clock moves past the window
+// on every call, so each Release ends one.
+func TestAllocsWindowRecompute(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector allocates")
+	}
+	for _, alg := range []adaptivelimit.Algorithm{adaptivelimit.Gradient2, adaptivelimit.AIMD,
+		adaptivelimit.Vegas, adaptivelimit.Little} {
+		clk := clocktest.NewManualClock()
+		l, err := adaptivelimit.New(adaptivelimit.Config{Algorithm: alg, MinWindowSamples: 1, Window: time.Millisecond},
+			policy.Env{Clock: clk})
+		if err != nil {
+			t.Fatal(err)
+		}
+		i := 0
+		allocs := testing.AllocsPerRun(1000, func() {
+			p, ok := l.TryAcquire()
+			if !ok {
+				t.Fatal("rejected")
+			}
+			i++
+			clk.Advance(time.Millisecond + time.Duration(i%7)*100*time.Microsecond)
+			l.Release(p, adaptivelimit.OutcomeSuccess)
+		})
+		if w := l.Handle().Snapshot().Windows; w < 1000 {
+			t.Fatalf("%v: %d windows, want one per call", alg, w)
+		}
+		if allocs != 0 {
+			t.Fatalf("%v: %v allocs per window, want 0", alg, allocs)
+		}
 	}
 }

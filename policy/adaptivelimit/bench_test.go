@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/resilience4cata/r4c/clocktest"
 	"github.com/resilience4cata/r4c/policy"
 	"github.com/resilience4cata/r4c/policy/adaptivelimit"
 )
@@ -165,5 +166,32 @@ func BenchmarkRejectAllStage(b *testing.B) {
 		if _, err := chain.Next(noop, nil).Call(ctx); err == nil {
 			b.Fatal("admitted")
 		}
+	}
+}
+
+// BenchmarkWindowRecompute is an admitted call that ends a window, per
+// algorithm: the call's own cost plus one recompute of the limit.
+func BenchmarkWindowRecompute(b *testing.B) {
+	for _, alg := range []adaptivelimit.Algorithm{adaptivelimit.Gradient2, adaptivelimit.AIMD,
+		adaptivelimit.Vegas, adaptivelimit.Little} {
+		b.Run(alg.String(), func(b *testing.B) {
+			b.ReportAllocs()
+			clk := clocktest.NewManualClock()
+			l, err := adaptivelimit.New(adaptivelimit.Config{Algorithm: alg, MinWindowSamples: 1, Window: time.Millisecond},
+				policy.Env{Clock: clk})
+			if err != nil {
+				b.Fatal(err)
+			}
+			i := 0
+			for b.Loop() {
+				p, ok := l.TryAcquire()
+				if !ok {
+					b.Fatal("rejected")
+				}
+				i++
+				clk.Advance(time.Millisecond + time.Duration(i%7)*100*time.Microsecond)
+				l.Release(p, adaptivelimit.OutcomeSuccess)
+			}
+		})
 	}
 }

@@ -20,9 +20,15 @@ const (
 	// Vegas estimates the queue from the ratio of the window's latency to
 	// the lowest latency seen, and keeps it short.
 	Vegas
+	// Little estimates the queue by Little's law against a smoothed no-load
+	// baseline, with bounds scaled to the measured noise of the window's
+	// latency; it cuts straight to the concurrency the dependency serves
+	// and tells a queue from a dependency that got slower (see the package
+	// documentation).
+	Little
 )
 
-// String returns "gradient2", "aimd" or "vegas".
+// String returns "gradient2", "aimd", "vegas" or "little".
 func (a Algorithm) String() string {
 	switch a {
 	case Gradient2:
@@ -31,6 +37,8 @@ func (a Algorithm) String() string {
 		return "aimd"
 	case Vegas:
 		return "vegas"
+	case Little:
+		return "little"
 	}
 	return "unknown"
 }
@@ -67,7 +75,9 @@ type Config struct {
 	DropIf func(error) bool
 
 	// Smoothing is Gradient2's and Vegas's smoothing factor, in (0, 1].
-	// Default 0.2 (Vegas: 1.0).
+	// Default 0.2 (Vegas: 1.0). Little uses neither it nor the other tuning
+	// fields below (RTTTolerance to ProbeMultiplier): its tuning is fixed
+	// (see the package documentation).
 	Smoothing float64
 	// RTTTolerance is how much higher than the long-term average the
 	// window's latency may be before Gradient2 lowers the limit; at least 1.
@@ -90,8 +100,8 @@ type Config struct {
 	// instead of failing at once. Default 0: fail fast.
 	MaxWait time.Duration
 	// LatencyCeiling, when positive, makes a window whose average latency is
-	// above it count as overload whatever the long-term average says.
-	// Default 0: off.
+	// above it count as overload whatever the long-term average says (for
+	// Little: a cut, without its new-normal check). Default 0: off.
 	LatencyCeiling time.Duration
 
 	// LowPriorityShare is the share of the limit that calls marked
@@ -194,7 +204,7 @@ func (c Config) WithDefaults() Config {
 // the flat key of the field (such as "minLimit"), or nil. The rules, in the
 // order they are checked:
 //
-//   - algorithm is gradient2, aimd or vegas ([policy.ClassRange]);
+//   - algorithm is gradient2, aimd, vegas or little ([policy.ClassRange]);
 //   - minLimit, maxLimit, initialLimit, minWindowSamples, longWindow,
 //     queueSize and probeMultiplier are at least 1 ([policy.ClassBound]);
 //   - maxLimit is at most [MaxLimitCeiling] ([policy.ClassRange]);
@@ -209,9 +219,9 @@ func (c Config) WithDefaults() Config {
 // Validate does not check DropOn or DropIf: any list and any predicate are
 // valid.
 func (c Config) Validate() error {
-	if c.Algorithm > Vegas {
+	if c.Algorithm > Little {
 		return &policy.FieldError{Key: "algorithm", Value: policy.Int(int(c.Algorithm)),
-			Rule: "must be gradient2, aimd or vegas", Class: policy.ClassRange}
+			Rule: "must be gradient2, aimd, vegas or little", Class: policy.ClassRange}
 	}
 	bounds := []struct {
 		key string

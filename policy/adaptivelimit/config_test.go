@@ -93,6 +93,7 @@ func TestValidate(t *testing.T) {
 		rule  string
 	}{
 		{"algorithm", func(c *adaptivelimit.Config) { c.Algorithm = 9 }, "algorithm", "9", policy.ClassRange, ""},
+		{"algorithm after little", func(c *adaptivelimit.Config) { c.Algorithm = adaptivelimit.Little + 1 }, "algorithm", "4", policy.ClassRange, "little"},
 		{"minLimit", func(c *adaptivelimit.Config) { c.MinLimit = -1 }, "minLimit", "-1", policy.ClassBound, "at least 1"},
 		{"maxLimit", func(c *adaptivelimit.Config) { c.MaxLimit = -3 }, "maxLimit", "-3", policy.ClassBound, "at least 1"},
 		{"initialLimit", func(c *adaptivelimit.Config) { c.InitialLimit = -1 }, "initialLimit", "-1", policy.ClassBound, "at least 1"},
@@ -146,6 +147,7 @@ func TestValidateBoundaries(t *testing.T) {
 		func(c *adaptivelimit.Config) { c.LowPriorityShare = 1 },
 		func(c *adaptivelimit.Config) { c.MinLimit, c.InitialLimit, c.MaxLimit = 5, 5, 5 },
 		func(c *adaptivelimit.Config) { c.MaxLimit = 1 << 30 },
+		func(c *adaptivelimit.Config) { c.Algorithm = adaptivelimit.Little },
 	}
 	for i, set := range ok {
 		var c adaptivelimit.Config
@@ -157,7 +159,7 @@ func TestValidateBoundaries(t *testing.T) {
 func TestNewNeverPanics(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		c := adaptivelimit.Config{
-			Algorithm:        adaptivelimit.Algorithm(rapid.Uint8Range(0, 4).Draw(t, "alg")),
+			Algorithm:        adaptivelimit.Algorithm(rapid.Uint8Range(0, 5).Draw(t, "alg")),
 			InitialLimit:     rapid.IntRange(-3, 300).Draw(t, "initial"),
 			MinLimit:         rapid.IntRange(-3, 300).Draw(t, "min"),
 			MaxLimit:         rapid.IntRange(-3, 300).Draw(t, "max"),
@@ -195,6 +197,7 @@ func TestAlgorithmString(t *testing.T) {
 	assert.Equal(t, "gradient2", adaptivelimit.Gradient2.String())
 	assert.Equal(t, "aimd", adaptivelimit.AIMD.String())
 	assert.Equal(t, "vegas", adaptivelimit.Vegas.String())
+	assert.Equal(t, "little", adaptivelimit.Little.String())
 	assert.Equal(t, "unknown", adaptivelimit.Algorithm(7).String())
 	assert.Equal(t, "low", adaptivelimit.PriorityLow.String())
 	assert.Equal(t, "normal", adaptivelimit.PriorityNormal.String())

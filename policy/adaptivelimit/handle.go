@@ -31,8 +31,8 @@ func (h *Handle) Config() Config {
 type Snapshot struct {
 	// Limit is the current limit (the integer part of the estimate).
 	Limit int
-	// EstimatedLimit is the algorithm's estimate: fractional for Gradient2
-	// and Vegas, equal to Limit for AIMD.
+	// EstimatedLimit is the algorithm's estimate: fractional for Gradient2,
+	// Vegas and Little, equal to Limit for AIMD.
 	EstimatedLimit float64
 	// InFlight is the number of calls holding a slot.
 	InFlight int
@@ -45,10 +45,11 @@ type Snapshot struct {
 	// WindowLatency is the average latency of the last completed window.
 	WindowLatency time.Duration
 	// LongLatency is Gradient2's long-term average latency after the last
-	// window (zero for AIMD and Vegas, and before the first window).
+	// window (zero for AIMD, Vegas and Little, and before the first window).
 	LongLatency time.Duration
-	// NoLoadLatency is Vegas's latency without queueing (zero for the
-	// others, and before Vegas measured it).
+	// NoLoadLatency is Vegas's latency without queueing, or Little's
+	// baseline (the lowest smoothed window latency since it last learnt a
+	// new normal); zero for the others, and before it was measured.
 	NoLoadLatency time.Duration
 	// MaxInFlight is the most calls in flight during the last completed
 	// window, counting those already in flight when it began.
@@ -90,7 +91,7 @@ func (h *Handle) Snapshot() Snapshot {
 		Windows:        w.windows,
 		WindowLatency:  w.lastRTT,
 		LongLatency:    w.alg.longLatency(),
-		NoLoadLatency:  w.alg.noLoadLatency(),
+		NoLoadLatency:  w.alg.noLoadLatency(l.cfg.Algorithm),
 		MaxInFlight:    w.lastMaxIF,
 		WindowSamples:  w.lastSamples,
 		WindowDropped:  w.lastDropped,

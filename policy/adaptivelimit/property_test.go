@@ -40,7 +40,7 @@ func newLimitMachine(t *rapid.T) *limitMachine {
 	minL := rapid.IntRange(1, 4).Draw(t, "minLimit")
 	maxL := rapid.IntRange(minL, 12).Draw(t, "maxLimit")
 	cfg := adaptivelimit.Config{
-		Algorithm:        adaptivelimit.Algorithm(rapid.IntRange(0, 2).Draw(t, "algorithm")),
+		Algorithm:        adaptivelimit.Algorithm(rapid.IntRange(0, 3).Draw(t, "algorithm")),
 		MinLimit:         minL,
 		MaxLimit:         maxL,
 		InitialLimit:     rapid.IntRange(minL, maxL).Draw(t, "initialLimit"),

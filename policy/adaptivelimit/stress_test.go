@@ -30,6 +30,8 @@ func TestStress(t *testing.T) {
 			Window: time.Millisecond, MinWindowSamples: 1}},
 		{"vegas", adaptivelimit.Config{Algorithm: adaptivelimit.Vegas, InitialLimit: 4, MaxLimit: 16,
 			Window: time.Millisecond, MinWindowSamples: 1, ProbeMultiplier: 1}},
+		{"little", adaptivelimit.Config{Algorithm: adaptivelimit.Little, InitialLimit: 4, MaxLimit: 16,
+			Window: time.Millisecond, MinWindowSamples: 1}},
 		{"maxWait", adaptivelimit.Config{Algorithm: adaptivelimit.AIMD, InitialLimit: 2, MaxLimit: 6,
 			Window: time.Millisecond, MinWindowSamples: 1, MaxWait: 200 * time.Microsecond}},
 	} {

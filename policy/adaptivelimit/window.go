@@ -69,7 +69,7 @@ func (l *Limiter) endWindow(now int64) {
 	w.baseSamples, w.baseSum, w.baseDrops = uint32(word>>32), sum, drops
 	overload := l.cfg.LatencyCeiling > 0 && rtt > l.cfg.LatencyCeiling
 	old := w.limit
-	w.limit = w.alg.update(&l.cfg, w.limit, rtt, maxIF, dropped, overload)
+	w.limit = w.alg.update(&l.cfg, w.limit, rtt, maxIF, int(samples), dropped, overload)
 	w.windows++
 	w.lastRTT, w.lastMaxIF, w.lastSamples = rtt, maxIF, int(samples)
 	w.lastDropped, w.lastOverload = dropped, overload
