@@ -10,7 +10,7 @@ import (
 	"go.opentelemetry.io/otel/metric"
 
 	"github.com/resilience4cata/r4c"
-	"github.com/resilience4cata/r4c/events"
+	"github.com/resilience4cata/r4c/internal/eventcount"
 	"github.com/resilience4cata/r4c/policy/adaptivelimit"
 	"github.com/resilience4cata/r4c/policy/breaker"
 	"github.com/resilience4cata/r4c/policy/bulkhead"
@@ -71,8 +71,7 @@ type Metrics struct {
 	hedges    family[hedge.Snapshot]
 	fallbacks family[fallback.Snapshot]
 
-	rejected counterSet // key{kind, instance}
-	changes  counterSet // key{kindAdaptiveLimit, instance}
+	counts eventcount.Counts
 
 	mu    sync.Mutex // serialises callbacks; guards attrs
 	attrs map[attrKey]metric.MeasurementOption
@@ -142,13 +141,13 @@ func Register(reg *r4c.Registry, opts ...Option) (*Metrics, error) {
 	if err := m.instruments(&all); err != nil {
 		return nil, err
 	}
-	m.known(reg.Snapshot())
+	m.counts.Known(reg.Snapshot())
 	r, err := m.meter.RegisterCallback(m.observe, all...)
 	if err != nil {
 		return nil, err
 	}
 	m.registration = r
-	m.stop = reg.Events().Subscribe(m.listen)
+	m.stop = reg.Events().Subscribe(m.counts.Listen)
 	return m, nil
 }
 
@@ -205,35 +204,6 @@ func (m *Metrics) instruments(all *[]metric.Observable) error {
 	return err
 }
 
-// listen counts the events the instruments export. It runs on the
-// publishing goroutine and allocates nothing once the instance is known.
-func (m *Metrics) listen(e events.Event) {
-	switch e := e.(type) {
-	case events.CallRejected:
-		m.rejected.counter(key{e.Policy, e.Instance}).Add(1)
-	case events.LimitChanged:
-		m.changes.counter(key{kindAdaptiveLimit, e.Instance}).Add(1)
-	}
-}
-
-// known creates the event counters of every instance of snap that can
-// publish them.
-func (m *Metrics) known(snap r4c.Snapshot) {
-	for id := range snap.AdaptiveLimits {
-		m.rejected.counter(key{kindAdaptiveLimit, id})
-		m.changes.counter(key{kindAdaptiveLimit, id})
-	}
-	for id := range snap.Bulkheads {
-		m.rejected.counter(key{kindBulkhead, id})
-	}
-	for id := range snap.RateLimits {
-		m.rejected.counter(key{kindRateLimit, id})
-	}
-	for id := range snap.Breakers {
-		m.rejected.counter(key{kindBreaker, id})
-	}
-}
-
 // attrsLocked returns the measurement option carrying the attributes of k
 // and the base attributes, made once per key. m.mu is held.
 func (m *Metrics) attrsLocked(k attrKey) metric.MeasurementOption {
@@ -261,7 +231,7 @@ func (m *Metrics) attrsLocked(k attrKey) metric.MeasurementOption {
 // the calls take.
 func (m *Metrics) observe(_ context.Context, o metric.Observer) error {
 	snap := m.reg.Snapshot()
-	m.known(snap)
+	m.counts.Known(snap)
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	attrs := m.attrsLocked
@@ -289,11 +259,11 @@ func (m *Metrics) observe(_ context.Context, o metric.Observer) error {
 			o.ObserveInt64(m.retryInst, out.value(s), attrs(attrKey{instance: id, outcome: out.name}))
 		}
 	}
-	m.rejected.each(func(k key, n uint64) {
-		o.ObserveInt64(m.rejectedInst, int64(n), attrs(attrKey{instance: k.instance, kind: k.kind}))
+	m.counts.Rejected.Each(func(k eventcount.Key, n uint64) {
+		o.ObserveInt64(m.rejectedInst, int64(n), attrs(attrKey{instance: k.Instance, kind: k.Kind}))
 	})
-	m.changes.each(func(k key, n uint64) {
-		o.ObserveInt64(m.changesInst, int64(n), attrs(attrKey{instance: k.instance}))
+	m.counts.Changes.Each(func(k eventcount.Key, n uint64) {
+		o.ObserveInt64(m.changesInst, int64(n), attrs(attrKey{instance: k.Instance}))
 	})
 	return nil
 }

@@ -7,7 +7,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/resilience4cata/r4c"
-	"github.com/resilience4cata/r4c/events"
+	"github.com/resilience4cata/r4c/internal/eventcount"
 	"github.com/resilience4cata/r4c/policy/adaptivelimit"
 	"github.com/resilience4cata/r4c/policy/breaker"
 	"github.com/resilience4cata/r4c/policy/bulkhead"
@@ -60,8 +60,7 @@ type Collector struct {
 	hedges    family[hedge.Snapshot]
 	fallbacks family[fallback.Snapshot]
 
-	rejected counterSet // key{kind, instance}
-	changes  counterSet // key{kindAdaptiveLimit, instance}
+	counts eventcount.Counts
 
 	stop      func()
 	closeOnce sync.Once
@@ -131,38 +130,9 @@ func NewCollector(reg *r4c.Registry, opts ...Option) *Collector {
 	c.hedges = newFamily(hedgeSpecs, cl)
 	c.fallbacks = newFamily(fallbackSpecs, cl)
 
-	c.known(reg.Snapshot())
-	c.stop = reg.Events().Subscribe(c.listen)
+	c.counts.Known(reg.Snapshot())
+	c.stop = reg.Events().Subscribe(c.counts.Listen)
 	return c
-}
-
-// listen counts the events the Collector exports. It runs on the publishing
-// goroutine and allocates nothing once the instance is known.
-func (c *Collector) listen(e events.Event) {
-	switch e := e.(type) {
-	case events.CallRejected:
-		c.rejected.counter(key{e.Policy, e.Instance}).Add(1)
-	case events.LimitChanged:
-		c.changes.counter(key{kindAdaptiveLimit, e.Instance}).Add(1)
-	}
-}
-
-// known creates the event-fed counters of every instance of snap that can
-// publish them.
-func (c *Collector) known(snap r4c.Snapshot) {
-	for id := range snap.AdaptiveLimits {
-		c.rejected.counter(key{kindAdaptiveLimit, id})
-		c.changes.counter(key{kindAdaptiveLimit, id})
-	}
-	for id := range snap.Bulkheads {
-		c.rejected.counter(key{kindBulkhead, id})
-	}
-	for id := range snap.RateLimits {
-		c.rejected.counter(key{kindRateLimit, id})
-	}
-	for id := range snap.Breakers {
-		c.rejected.counter(key{kindBreaker, id})
-	}
 }
 
 // Close unsubscribes the Collector from the registry's events. The event-fed
@@ -193,7 +163,7 @@ func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
 // never a lock the calls take.
 func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 	snap := c.reg.Snapshot()
-	c.known(snap)
+	c.counts.Known(snap)
 
 	c.adaptive.collect(ch, snap.AdaptiveLimits)
 	c.timeouts.collect(ch, snap.Timeouts)
@@ -218,10 +188,10 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 			ch <- prometheus.MustNewConstMetric(c.retryDesc, prometheus.CounterValue, float64(o.value(s)), id, o.name)
 		}
 	}
-	c.rejected.each(func(k key, n uint64) {
-		ch <- prometheus.MustNewConstMetric(c.rejectedDesc, prometheus.CounterValue, float64(n), k.kind, k.instance)
+	c.counts.Rejected.Each(func(k eventcount.Key, n uint64) {
+		ch <- prometheus.MustNewConstMetric(c.rejectedDesc, prometheus.CounterValue, float64(n), k.Kind, k.Instance)
 	})
-	c.changes.each(func(k key, n uint64) {
-		ch <- prometheus.MustNewConstMetric(c.changesDesc, prometheus.CounterValue, float64(n), k.instance)
+	c.counts.Changes.Each(func(k eventcount.Key, n uint64) {
+		ch <- prometheus.MustNewConstMetric(c.changesDesc, prometheus.CounterValue, float64(n), k.Instance)
 	})
 }
