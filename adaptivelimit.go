@@ -10,7 +10,6 @@ type adaptiveStore = store[adaptivelimit.Config, *adaptivelimit.Limiter]
 
 var adaptiveKind = &kind[adaptivelimit.Config, *adaptivelimit.Limiter]{
 	key:      "adaptiveLimit",
-	label:    "adaptivelimit",
 	defaults: adaptivelimit.Config.WithDefaults,
 	validate: adaptivelimit.Config.Validate,
 	build:    adaptivelimit.New,

@@ -11,7 +11,6 @@ type breakerStore = store[breaker.Config, *breaker.Breaker]
 var breakerKind = &kind[breaker.Config, *breaker.Breaker]{
 	key:      "breaker",
 	aliases:  []string{"circuitBreaker"},
-	label:    "breaker",
 	defaults: breaker.Config.WithDefaults,
 	validate: breaker.Config.Validate,
 	build:    breaker.New,

@@ -11,7 +11,6 @@ type bulkheadStore = store[bulkhead.Config, *bulkhead.Bulkhead]
 var bulkheadKind = &kind[bulkhead.Config, *bulkhead.Bulkhead]{
 	key:      "bulkhead",
 	aliases:  []string{},
-	label:    "bulkhead",
 	defaults: bulkhead.Config.WithDefaults,
 	validate: bulkhead.Config.Validate,
 	build:    bulkhead.New,

@@ -13,7 +13,6 @@ type fallbackStore = store[fallback.Config, *fallback.Fallback]
 // can only be switched off.
 var fallbackKind = &kind[fallback.Config, *fallback.Fallback]{
 	key:      "fallback",
-	label:    "fallback",
 	defaults: fallback.Config.WithDefaults,
 	validate: fallback.Config.Validate,
 	build:    fallback.New,

@@ -11,7 +11,6 @@ type hedgeStore = store[hedge.Config, *hedge.Hedge]
 var hedgeKind = &kind[hedge.Config, *hedge.Hedge]{
 	key:      "hedge",
 	aliases:  []string{},
-	label:    "hedge",
 	defaults: hedge.Config.WithDefaults,
 	validate: hedge.Config.Validate,
 	build:    hedge.New,

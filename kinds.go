@@ -16,7 +16,6 @@ import (
 type kind[C any, I any] struct {
 	key      string   // flat-key segment, such as "adaptiveLimit"
 	aliases  []string // other accepted segments, such as "circuitBreaker"
-	label    string   // the kind as events and errors name it, such as "adaptivelimit"
 	fields   []field[C]
 	defaults func(C) C
 	validate func(C) error

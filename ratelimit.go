@@ -11,7 +11,6 @@ type ratelimitStore = store[ratelimit.Config, *ratelimit.Limiter]
 var ratelimitKind = &kind[ratelimit.Config, *ratelimit.Limiter]{
 	key:      "rateLimit",
 	aliases:  []string{"rateLimiter"},
-	label:    "ratelimit",
 	defaults: ratelimit.Config.WithDefaults,
 	validate: ratelimit.Config.Validate,
 	build:    ratelimit.New,

@@ -11,7 +11,6 @@ type retryStore = store[retry.Config, *retry.Retry]
 var retryKind = &kind[retry.Config, *retry.Retry]{
 	key:      "retry",
 	aliases:  []string{},
-	label:    "retry",
 	defaults: retry.Config.WithDefaults,
 	validate: retry.Config.Validate,
 	build:    retry.New,

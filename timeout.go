@@ -11,7 +11,6 @@ type timeoutStore = store[timeout.Config, *timeout.Timeout]
 var timeoutKind = &kind[timeout.Config, *timeout.Timeout]{
 	key:      "timeout",
 	aliases:  []string{},
-	label:    "timeout",
 	defaults: timeout.Config.WithDefaults,
 	validate: timeout.Config.Validate,
 	build:    timeout.New,
