@@ -129,7 +129,8 @@
 // An admitted call costs one CAS to take its slot, two clock readings (one
 // if an outer stage shares its start reading), one atomic add to free the
 // slot and count the sample, one atomic add for its latency (into one of
-// several cache-line-padded stripes) and a few atomic loads on the same
-// cache line; no lock and no allocation. A rejection costs two loads, a
+// several cache-line-padded stripes, picked per goroutine) and a few atomic
+// loads of read-mostly fields kept off the written line; no lock and no
+// allocation. A rejection costs two loads, a
 // compare and an atomic add to count it.
 package adaptivelimit

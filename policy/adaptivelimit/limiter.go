@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/resilience4cata/r4c/events"
 	"github.com/resilience4cata/r4c/policy"
@@ -22,7 +23,7 @@ import (
 type Limiter struct {
 	_   [padSize]byte
 	hot hotState
-	_   [padSize - hotStateSize]byte
+	_   [2*padSize - hotStateSize]byte
 
 	rejections  atomic.Int64
 	rejectEvent events.Event // the CallRejected event, boxed once
@@ -35,7 +36,7 @@ type Limiter struct {
 	instance string
 	err      *LimitExceededError
 	stripes  []stripe
-	mask     uint32
+	shift    uint8 // 64 - log2(len(stripes)), for stripeIndex
 	disabled bool
 	waitOn   bool
 	handle   *Handle
@@ -51,12 +52,17 @@ type Limiter struct {
 // against adjacent-line prefetching).
 const padSize = 128
 
-// hotState is what every admitted call touches, on one cache line.
+// hotState is what every admitted call touches: the word every call
+// writes, on cache lines of its own, then the read-mostly fields, on lines
+// of their own, so that reading them does not miss each time another core
+// has just written the word.
 type hotState struct {
 	// word holds the calls in flight in its low 32 bits and the number of
 	// samples recorded so far (wrapping) in its high 32 bits, so that a call
 	// frees its slot and counts its sample with one atomic add.
 	word atomic.Uint64
+	_    [padSize - 8]byte
+
 	// lim holds the limit in its low 32 bits and the low-priority limit in
 	// its high 32 bits.
 	lim atomic.Uint64
@@ -68,10 +74,12 @@ type hotState struct {
 	waiting atomic.Int32
 }
 
-const hotStateSize = 32
+const hotStateSize = padSize + 24
 
-// stripe accumulates samples. Calls pick a stripe from the slot count they
-// saw when admitted, so concurrent calls mostly write to different lines.
+// stripe accumulates samples. A call picks its stripe from the address of
+// its goroutine's stack (see stripeIndex), so that each goroutine keeps
+// writing the same line and concurrent goroutines mostly write different
+// ones.
 // The sums only grow; a window's figures are differences of two readings.
 type stripe struct {
 	sum   atomic.Int64 // latency of the samples recorded here, in nanoseconds
@@ -96,9 +104,10 @@ func New(cfg Config, env policy.Env) (*Limiter, error) {
 		return nil, err
 	}
 	cfg.DropOn = append([]error(nil), cfg.DropOn...)
-	n := 4
-	for n < runtime.GOMAXPROCS(0) && n < 64 {
+	n, shift := 16, uint8(64-4)
+	for n < 4*runtime.GOMAXPROCS(0) && n < 64 {
 		n *= 2
+		shift--
 	}
 	l := &Limiter{
 		cfg:      cfg,
@@ -107,7 +116,7 @@ func New(cfg Config, env policy.Env) (*Limiter, error) {
 		instance: env.Instance,
 		err:      newLimitExceededError(env.Instance),
 		stripes:  make([]stripe, n),
-		mask:     uint32(n - 1),
+		shift:    shift,
 		disabled: cfg.Disabled,
 		waitOn:   cfg.MaxWait > 0,
 	}
@@ -365,7 +374,7 @@ func (l *Limiter) release(p Permit, o Outcome, end int64) {
 	if lat < 0 { // the clock was set back
 		lat = 0
 	}
-	st := &l.stripes[p.slot&l.mask]
+	st := &l.stripes[l.stripeIndex()]
 	st.sum.Add(lat)
 	if o == OutcomeDrop {
 		st.drops.Add(1)
@@ -381,6 +390,17 @@ func (l *Limiter) release(p Permit, o Outcome, end int64) {
 	if end-l.hot.windowEnd.Load() >= 0 {
 		l.endWindow(end)
 	}
+}
+
+// stripeIndex returns the stripe for a sample recorded by the calling
+// goroutine: a hash of the address of its stack, which is the same from one
+// call to the next (until the stack moves) and differs between goroutines
+// (their stacks are at least 2 KiB apart). It is only a placement hint: any
+// stripe is correct.
+func (l *Limiter) stripeIndex() uint64 {
+	var b byte
+	sp := uint64(uintptr(unsafe.Pointer(&b))) >> 10
+	return (sp * 0x9e3779b97f4a7c15) >> l.shift
 }
 
 func (l *Limiter) overReleased(delta uint64) {
