@@ -412,11 +412,14 @@ func TestAbandonedWorkKeepsInnerSlot(t *testing.T) {
 	require.NoError(t, err)
 	links := []policy.Link[string]{timeout.Stage[string](f.t), bulkhead.Stage[string](b)}
 	release := make(chan struct{})
+	entered := make(chan struct{})
 	ch := start(context.Background(), policy.NewNext(links, func(context.Context) (string, error) {
+		close(entered)
 		<-release // ignores its ctx
 		return "late", nil
 	}, nil))
 	f.blockUntil(t, 1)
+	<-entered // the work runs on a goroutine of its own: it holds the slot once it has started
 	f.clk.Advance(time.Second)
 	require.ErrorIs(t, recv(t, ch).err, timeout.ErrCallTimeout)
 	assert.Equal(t, 1, b.InFlight(), "the abandoned work still holds its slot")
