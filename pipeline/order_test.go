@@ -35,7 +35,7 @@ func (r *record) add(s string) {
 	r.mu.Unlock()
 }
 
-func (t tapLink) Run(ctx context.Context, next policy.Next[int]) (int, error, policy.Stamp) {
+func (t tapLink) Run(ctx context.Context, next policy.Next[int]) (int, policy.Stamp, error) {
 	t.rec.add("enter " + t.kind)
 	defer t.rec.add("exit " + t.kind)
 	return t.l.Run(ctx, next)

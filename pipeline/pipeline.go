@@ -36,7 +36,7 @@ func (p *Pipeline[T]) Execute(fn func() (T, error)) (T, error) {
 		var zero T
 		return zero, ErrNilFunc
 	}
-	v, err, _ := p.chain.Next(nil, fn).Run(context.Background())
+	v, _, err := p.chain.Next(nil, fn).Run(context.Background())
 	return v, err
 }
 
@@ -49,7 +49,7 @@ func (p *Pipeline[T]) ExecuteContext(ctx context.Context, fn func(context.Contex
 		var zero T
 		return zero, ErrNilFunc
 	}
-	v, err, _ := p.chain.Next(fn, nil).Run(ctx)
+	v, _, err := p.chain.Next(fn, nil).Run(ctx)
 	return v, err
 }
 

@@ -14,9 +14,9 @@ import (
 // passLink is a Link that only passes the call inward, reading nothing.
 type passLink struct{}
 
-func (passLink) Run(ctx context.Context, next policy.Next[int]) (int, error, policy.Stamp) {
-	v, err, end := next.WithStart(1).Run(ctx)
-	return v + 1, err, end
+func (passLink) Run(ctx context.Context, next policy.Next[int]) (int, policy.Stamp, error) {
+	v, end, err := next.WithStart(1).Run(ctx)
+	return v + 1, end, err
 }
 
 func (passLink) RunAsync(ctx context.Context, next policy.AsyncNext[int]) *future.Future[int] {

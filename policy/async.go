@@ -83,7 +83,7 @@ func (e errorString) Error() string { return string(e) }
 type Link[T any] interface {
 	// Run runs the call synchronously and returns, with its outcome, the
 	// clock reading taken when it ended if this stage or one inside took one.
-	Run(ctx context.Context, next Next[T]) (T, error, Stamp)
+	Run(ctx context.Context, next Next[T]) (T, Stamp, error)
 	// RunAsync starts the call and returns its future at once (failed at
 	// once if the stage rejects it), holding what the stage holds until the
 	// inner future completes.
@@ -101,9 +101,9 @@ func Wrap[T any](p Policy[T]) Link[T] { return wrapped[T]{p} }
 
 type wrapped[T any] struct{ p Policy[T] }
 
-func (w wrapped[T]) Run(ctx context.Context, next Next[T]) (T, error, Stamp) {
+func (w wrapped[T]) Run(ctx context.Context, next Next[T]) (T, Stamp, error) {
 	v, err := w.p.Execute(ctx, next.Fresh())
-	return v, err, NoStamp
+	return v, NoStamp, err
 }
 
 func (w wrapped[T]) RunAsync(ctx context.Context, next AsyncNext[T]) *future.Future[T] {

@@ -15,7 +15,7 @@ import (
 // nilLink is a broken Link whose RunAsync returns nil.
 type nilLink struct{}
 
-func (nilLink) Run(ctx context.Context, next policy.Next[string]) (string, error, policy.Stamp) {
+func (nilLink) Run(ctx context.Context, next policy.Next[string]) (string, policy.Stamp, error) {
 	return next.Run(ctx)
 }
 func (nilLink) RunAsync(context.Context, policy.AsyncNext[string]) *future.Future[string] { return nil }

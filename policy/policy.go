@@ -97,24 +97,24 @@ func NewNext[T any](links []Link[T], fn func(context.Context) (T, error), fn0 fu
 // Call runs the rest of the chain. It can be called again, for example by a
 // retry, and each call starts the rest afresh.
 func (n Next[T]) Call(ctx context.Context) (T, error) {
-	v, err, _ := n.Run(ctx)
+	v, _, err := n.Run(ctx)
 	return v, err
 }
 
 // Run runs the rest of the chain like Call and also returns the clock
 // reading an inner stage took when the call ended, or NoStamp (the function
 // itself takes none).
-func (n Next[T]) Run(ctx context.Context) (T, error, Stamp) {
+func (n Next[T]) Run(ctx context.Context) (T, Stamp, error) {
 	if nd := n.node; nd != nil {
 		n.node = nd.next
 		return nd.link.Run(ctx, n)
 	}
 	if n.fn != nil {
 		v, err := n.fn(ctx)
-		return v, err, NoStamp
+		return v, NoStamp, err
 	}
 	v, err := n.fn0()
-	return v, err, NoStamp
+	return v, NoStamp, err
 }
 
 // Fresh returns n without the shared start reading: the stages inside will

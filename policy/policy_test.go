@@ -48,17 +48,17 @@ type recLink struct {
 	gotIn   *policy.Stamp
 }
 
-func (l recLink) Run(ctx context.Context, next policy.Next[string]) (string, error, policy.Stamp) {
+func (l recLink) Run(ctx context.Context, next policy.Next[string]) (string, policy.Stamp, error) {
 	l.tr.add("enter " + l.name)
 	if l.gotIn != nil {
 		*l.gotIn = next.Start
 	}
-	v, err, end := next.WithStart(l.stampAt).Run(ctx)
+	v, end, err := next.WithStart(l.stampAt).Run(ctx)
 	l.tr.add("exit " + l.name)
 	if !end.OK() {
 		end = policy.Stamp(l.stampAt + 1)
 	}
-	return l.name + "(" + v + ")", err, end
+	return l.name + "(" + v + ")", end, err
 }
 
 func (l recLink) RunAsync(ctx context.Context, next policy.AsyncNext[string]) *future.Future[string] {
@@ -181,13 +181,13 @@ func TestNextStamps(t *testing.T) {
 	}
 	next := policy.NewNext(links, func(context.Context) (string, error) { return "v", nil }, nil)
 	assert.False(t, next.Start.OK(), "NewNext carries no reading")
-	_, _, end := next.Run(context.Background())
+	_, end, _ := next.Run(context.Background())
 	assert.Equal(t, policy.Stamp(-50), gotB, "b receives a's reading, negative included")
 	assert.Equal(t, policy.NoStamp, gotC, "Wrap clears the reading for the stages inside")
 	assert.Equal(t, policy.Stamp(11), end, "b took its own end reading (the wrapped policy returned none) and a passed it up")
 
 	// A wrapped policy returns no end reading, whatever the stages inside took.
-	_, _, end = policy.NewNext([]policy.Link[string]{links[2], links[3]},
+	_, end, _ = policy.NewNext([]policy.Link[string]{links[2], links[3]},
 		func(context.Context) (string, error) { return "v", nil }, nil).Run(context.Background())
 	assert.Equal(t, policy.NoStamp, end)
 
@@ -199,7 +199,7 @@ func TestNextStamps(t *testing.T) {
 	assert.True(t, zero.Start.OK(), "a zero reading is present: only NoStamp is absent")
 
 	// Run of the bare function returns no reading.
-	_, _, end = policy.NewNext[string](nil, func(context.Context) (string, error) { return "", nil }, nil).Run(context.Background())
+	_, end, _ = policy.NewNext[string](nil, func(context.Context) (string, error) { return "", nil }, nil).Run(context.Background())
 	assert.False(t, end.OK())
 }
 

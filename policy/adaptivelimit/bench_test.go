@@ -149,8 +149,8 @@ func BenchmarkRejectedParallel(b *testing.B) {
 // least, whatever the policy.
 type rejectAll struct{ err error }
 
-func (r rejectAll) Run(context.Context, policy.Next[int]) (int, error, policy.Stamp) {
-	return 0, r.err, policy.NoStamp
+func (r rejectAll) Run(context.Context, policy.Next[int]) (int, policy.Stamp, error) {
+	return 0, policy.NoStamp, r.err
 }
 
 func (r rejectAll) RunAsync(context.Context, policy.AsyncNext[int]) *futureInt { return nil }

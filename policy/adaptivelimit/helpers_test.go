@@ -176,10 +176,10 @@ type probeLink struct {
 	end   policy.Stamp
 }
 
-func (p *probeLink) Run(ctx context.Context, next policy.Next[string]) (string, error, policy.Stamp) {
+func (p *probeLink) Run(ctx context.Context, next policy.Next[string]) (string, policy.Stamp, error) {
 	p.start = next.Start
-	v, err, _ := next.Run(ctx)
-	return v, err, p.end
+	v, _, err := next.Run(ctx)
+	return v, p.end, err
 }
 
 func (p *probeLink) RunAsync(ctx context.Context, next policy.AsyncNext[string]) *futureString {
@@ -194,13 +194,13 @@ type outerLink struct {
 	got   policy.Stamp
 }
 
-func (o *outerLink) Run(ctx context.Context, next policy.Next[string]) (string, error, policy.Stamp) {
+func (o *outerLink) Run(ctx context.Context, next policy.Next[string]) (string, policy.Stamp, error) {
 	if o.start.OK() {
 		next = next.WithStart(o.start.At())
 	}
-	v, err, end := next.Run(ctx)
+	v, end, err := next.Run(ctx)
 	o.got = end
-	return v, err, end
+	return v, end, err
 }
 
 func (o *outerLink) RunAsync(ctx context.Context, next policy.AsyncNext[string]) *futureString {

@@ -324,7 +324,7 @@ func TestDisabled(t *testing.T) {
 	inner := &probeLink{end: policy.Stamp(77)}
 	links := []policy.Link[string]{adaptivelimit.Stage[string](f.l), inner}
 	for range 3 {
-		v, err, end := policy.NewChain(links...).Next(func(context.Context) (string, error) {
+		v, end, err := policy.NewChain(links...).Next(func(context.Context) (string, error) {
 			assert.Zero(t, f.h.InFlight(), "nothing is measured")
 			return "ok", nil
 		}, nil).WithStart(42).Run(context.Background())

@@ -36,7 +36,7 @@ type stage[T any] struct{ l *Limiter }
 
 var _ policy.Link[any] = stage[any]{}
 
-func (s stage[T]) Run(ctx context.Context, next policy.Next[T]) (T, error, policy.Stamp) {
+func (s stage[T]) Run(ctx context.Context, next policy.Next[T]) (T, policy.Stamp, error) {
 	l := s.l
 	if l.disabled {
 		return next.Run(ctx)
@@ -53,25 +53,25 @@ func (s stage[T]) Run(ctx context.Context, next policy.Next[T]) (T, error, polic
 			l.publishRejected()
 		}
 		var zero T
-		return zero, l.err, policy.NoStamp
+		return zero, policy.NoStamp, l.err
 	}
 	n, err := l.wait(ctx)
 	if err != nil {
 		var zero T
-		return zero, err, policy.NoStamp
+		return zero, policy.NoStamp, err
 	}
 	return run(ctx, l, next, n, policy.NoStamp) // the outer reading predates the wait
 }
 
 // run runs an admitted call that holds a slot; n is the slot count seen on
 // admission and start the reading to measure from, if any.
-func run[T any](ctx context.Context, l *Limiter, next policy.Next[T], n uint32, start policy.Stamp) (T, error, policy.Stamp) {
+func run[T any](ctx context.Context, l *Limiter, next policy.Next[T], n uint32, start policy.Stamp) (T, policy.Stamp, error) {
 	if !start.OK() {
 		start = policy.Stamp(l.clock.Nanotime())
 	}
 	p := Permit{start: start.At(), slot: n, kind: permitHeld}
 	defer l.releaseOnPanic(&p)
-	v, err, end := next.WithStart(start.At()).Run(ctx)
+	v, end, err := next.WithStart(start.At()).Run(ctx)
 	o := OutcomeSuccess
 	if err != nil {
 		o = l.classifyErr(ctx, err)
@@ -82,7 +82,7 @@ func run[T any](ctx context.Context, l *Limiter, next policy.Next[T], n uint32, 
 	held := p
 	p.kind = permitNone // released below, not by the deferred call
 	l.release(held, o, end.At())
-	return v, err, end
+	return v, end, err
 }
 
 func (s stage[T]) RunAsync(ctx context.Context, next policy.AsyncNext[T]) *future.Future[T] {

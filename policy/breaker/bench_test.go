@@ -26,9 +26,9 @@ func mustBreaker(b testing.TB, cfg breaker.Config) *breaker.Breaker {
 // clock, as an adaptive limit inside the breaker would.
 type ended struct{}
 
-func (ended) Run(ctx context.Context, next policy.Next[int]) (int, error, policy.Stamp) {
-	v, err, _ := next.Run(ctx)
-	return v, err, policy.Stamp(next.Start.At() + 1000)
+func (ended) Run(ctx context.Context, next policy.Next[int]) (int, policy.Stamp, error) {
+	v, _, err := next.Run(ctx)
+	return v, policy.Stamp(next.Start.At() + 1000), err
 }
 
 func (ended) RunAsync(ctx context.Context, next policy.AsyncNext[int]) *future.Future[int] {

@@ -270,7 +270,7 @@ func TestClassification(t *testing.T) {
 			if ctx == nil {
 				ctx = context.Background()
 			}
-			_, err, _ := g.st.Run(ctx, policy.NewNext[string](nil, func(context.Context) (string, error) { return "", tc.err }, nil))
+			_, _, err := g.st.Run(ctx, policy.NewNext[string](nil, func(context.Context) (string, error) { return "", tc.err }, nil))
 			assert.Equal(t, tc.err, err, "the error passes through")
 			s := g.h.Snapshot()
 			switch tc.want {
@@ -295,7 +295,7 @@ func TestDisabled(t *testing.T) {
 	assert.Equal(t, breaker.StateDisabled, g.h.State())
 	p := &probe{end: policy.NoStamp}
 	for range 20 {
-		_, err, end := g.st.Run(context.Background(), policy.NewNext[string]([]policy.Link[string]{p}, func(context.Context) (string, error) { return "", errBoom }, nil))
+		_, end, err := g.st.Run(context.Background(), policy.NewNext[string]([]policy.Link[string]{p}, func(context.Context) (string, error) { return "", errBoom }, nil))
 		assert.ErrorIs(t, err, errBoom)
 		assert.Equal(t, policy.NoStamp, end, "a disabled breaker reads no clock")
 	}
@@ -389,10 +389,10 @@ type probe struct {
 	end    policy.Stamp
 }
 
-func (p *probe) Run(ctx context.Context, next policy.Next[string]) (string, error, policy.Stamp) {
+func (p *probe) Run(ctx context.Context, next policy.Next[string]) (string, policy.Stamp, error) {
 	p.starts = append(p.starts, next.Start)
-	v, err, _ := next.Run(ctx)
-	return v, err, p.end
+	v, _, err := next.Run(ctx)
+	return v, p.end, err
 }
 
 func (p *probe) RunAsync(ctx context.Context, next policy.AsyncNext[string]) *future.Future[string] {
@@ -407,7 +407,7 @@ func TestReadingsAreShared(t *testing.T) {
 	// the latency from them.
 	p := &probe{end: policy.Stamp(1000 + int64(time.Second))}
 	next := policy.NewNext[string]([]policy.Link[string]{p}, fn, nil).WithStart(1000)
-	_, err, end := g.st.Run(context.Background(), next)
+	_, end, err := g.st.Run(context.Background(), next)
 	require.NoError(t, err)
 	assert.Equal(t, policy.Stamp(1000), p.starts[0], "the start goes inward")
 	assert.Equal(t, p.end, end, "the inner end goes upward")
@@ -421,7 +421,7 @@ func TestReadingsAreShared(t *testing.T) {
 	g.h.TransitionToClosed()
 	g.clk.Advance(time.Minute)
 	p2 := &probe{end: policy.NoStamp}
-	_, _, end = g.st.Run(context.Background(), policy.NewNext[string]([]policy.Link[string]{p2}, func(context.Context) (string, error) {
+	_, end, _ = g.st.Run(context.Background(), policy.NewNext[string]([]policy.Link[string]{p2}, func(context.Context) (string, error) {
 		g.clk.Advance(3 * time.Second)
 		return "v", nil
 	}, nil))

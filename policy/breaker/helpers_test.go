@@ -79,7 +79,7 @@ func (g *rig) rejections() int {
 // call runs one call through the stage that takes d on the clock and
 // returns err.
 func (g *rig) call(d time.Duration, err error) error {
-	_, got, _ := g.st.Run(context.Background(), policy.NewNext[string](nil, func(context.Context) (string, error) {
+	_, _, got := g.st.Run(context.Background(), policy.NewNext[string](nil, func(context.Context) (string, error) {
 		g.calls.Add(1)
 		g.clk.Advance(d)
 		return "v", err

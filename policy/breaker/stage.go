@@ -47,7 +47,7 @@ type stage[T any] struct {
 var _ policy.Link[any] = (*stage[any])(nil)
 
 // Run implements [policy.Link].
-func (s *stage[T]) Run(ctx context.Context, next policy.Next[T]) (T, error, policy.Stamp) {
+func (s *stage[T]) Run(ctx context.Context, next policy.Next[T]) (T, policy.Stamp, error) {
 	b := s.b
 	e := b.cur.Load()
 	switch e.state {
@@ -57,7 +57,7 @@ func (s *stage[T]) Run(ctx context.Context, next policy.Next[T]) (T, error, poli
 		b.notPermitted.Add(1)
 		b.refused(b.forcedErr)
 		var zero T
-		return zero, b.forcedErr, next.Start
+		return zero, next.Start, b.forcedErr
 	}
 	start := next.Start
 	if !start.OK() {
@@ -69,7 +69,7 @@ func (s *stage[T]) Run(ctx context.Context, next policy.Next[T]) (T, error, poli
 		if p, oerr = b.admit(e, start.At()); oerr != nil {
 			b.refused(oerr)
 			var zero T
-			return zero, oerr, start
+			return zero, start, oerr
 		}
 		if p.e == nil { // disabled meanwhile
 			return next.WithStart(start.At()).Run(ctx)
@@ -81,7 +81,7 @@ func (s *stage[T]) Run(ctx context.Context, next policy.Next[T]) (T, error, poli
 			b.finish(p, failure, b.clock.Nanotime())
 		}
 	}()
-	v, err, end := next.WithStart(start.At()).Run(ctx)
+	v, end, err := next.WithStart(start.At()).Run(ctx)
 	ended = true
 	if !end.OK() {
 		end = policy.Stamp(b.clock.Nanotime())
@@ -91,7 +91,7 @@ func (s *stage[T]) Run(ctx context.Context, next policy.Next[T]) (T, error, poli
 		o = b.classify(ctx, err)
 	}
 	b.finish(p, o, end.At())
-	return v, err, end
+	return v, end, err
 }
 
 // RunAsync implements [policy.Link].

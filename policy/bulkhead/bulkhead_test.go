@@ -96,7 +96,7 @@ func TestStageFailFast(t *testing.T) {
 	assert.Equal(t, 2, f.h.InFlight())
 
 	called := false
-	_, err, end := policy.NewNext([]policy.Link[string]{f.st}, func(context.Context) (string, error) {
+	_, end, err := policy.NewNext([]policy.Link[string]{f.st}, func(context.Context) (string, error) {
 		called = true
 		return "", nil
 	}, nil).Run(context.Background())
@@ -117,7 +117,7 @@ func TestStageFailFast(t *testing.T) {
 func TestStagePassesReadings(t *testing.T) {
 	f := newFixture(t, bulkhead.Config{MaxConcurrent: 1})
 	p := &probe{end: policy.Stamp(11)}
-	v, err, end := policy.NewNext([]policy.Link[string]{f.st, p}, func(context.Context) (string, error) {
+	v, end, err := policy.NewNext([]policy.Link[string]{f.st, p}, func(context.Context) (string, error) {
 		return "ok", nil
 	}, nil).WithStart(7).Run(context.Background())
 	require.NoError(t, err)
@@ -135,7 +135,7 @@ func TestWaitForSlot(t *testing.T) {
 	p := &probe{end: policy.NoStamp}
 	res := make(chan error, 1)
 	go func() {
-		_, err, _ := policy.NewNext([]policy.Link[string]{f.st, p}, func(context.Context) (string, error) {
+		_, _, err := policy.NewNext([]policy.Link[string]{f.st, p}, func(context.Context) (string, error) {
 			return "ok", nil
 		}, nil).WithStart(7).Run(context.Background())
 		res <- err
@@ -177,7 +177,7 @@ func TestWaitCancelled(t *testing.T) {
 	res := make(chan error, 1)
 	called := false
 	go func() {
-		_, err, _ := policy.NewNext([]policy.Link[string]{f.st}, func(context.Context) (string, error) {
+		_, _, err := policy.NewNext([]policy.Link[string]{f.st}, func(context.Context) (string, error) {
 			called = true
 			return "", nil
 		}, nil).Run(ctx)
@@ -357,7 +357,7 @@ func TestDisabled(t *testing.T) {
 		assert.True(t, f.b.TryAcquire())
 		assert.NoError(t, f.b.Acquire(context.Background()))
 	}
-	v, err, _ := policy.NewNext([]policy.Link[string]{f.st}, func(context.Context) (string, error) { return "ok", nil }, nil).Run(context.Background())
+	v, _, err := policy.NewNext([]policy.Link[string]{f.st}, func(context.Context) (string, error) { return "ok", nil }, nil).Run(context.Background())
 	assert.NoError(t, err)
 	assert.Equal(t, "ok", v)
 	f.b.Release()

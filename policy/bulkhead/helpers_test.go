@@ -65,10 +65,10 @@ type probe struct {
 	end   policy.Stamp
 }
 
-func (p *probe) Run(ctx context.Context, next policy.Next[string]) (string, error, policy.Stamp) {
+func (p *probe) Run(ctx context.Context, next policy.Next[string]) (string, policy.Stamp, error) {
 	p.start = next.Start
-	v, err, _ := next.Run(ctx)
-	return v, err, p.end
+	v, _, err := next.Run(ctx)
+	return v, p.end, err
 }
 
 func (p *probe) RunAsync(ctx context.Context, next policy.AsyncNext[string]) *future.Future[string] {
@@ -109,7 +109,7 @@ func launch(st policy.Link[string], id int) *actor {
 			}
 			a.result <- o
 		}()
-		_, o.err, _ = next.Run(ctx)
+		_, _, o.err = next.Run(ctx)
 	}()
 	return a
 }

@@ -27,7 +27,7 @@ type stage[T any] struct{ b *Bulkhead }
 var _ policy.Link[any] = stage[any]{}
 
 // Run implements [policy.Link].
-func (s stage[T]) Run(ctx context.Context, next policy.Next[T]) (T, error, policy.Stamp) {
+func (s stage[T]) Run(ctx context.Context, next policy.Next[T]) (T, policy.Stamp, error) {
 	b := s.b
 	if b.disabled {
 		return next.Run(ctx)
@@ -41,7 +41,7 @@ func (s stage[T]) Run(ctx context.Context, next policy.Next[T]) (T, error, polic
 		}
 		if err != nil {
 			var zero T
-			return zero, err, policy.NoStamp
+			return zero, policy.NoStamp, err
 		}
 		next = next.Fresh() // the outer reading is stale after a wait
 	}

@@ -52,7 +52,7 @@ func ExampleCall() {
 
 	for _, callErr := range []error{errUnavailable, errors.New("bad request")} {
 		next := policy.NewNext[string](nil, func(context.Context) (string, error) { return "", callErr }, nil)
-		v, err, _ := stage.Run(context.Background(), next)
+		v, _, err := stage.Run(context.Background(), next)
 		fmt.Printf("%q %v\n", v, err)
 	}
 	// Output:

@@ -54,7 +54,7 @@ func failing(err error) func(context.Context) (string, error) {
 
 func run(t *testing.T, f *fallback.Fallback, ctx context.Context, fn func(context.Context) (string, error)) (string, error) {
 	t.Helper()
-	v, err, _ := stageOf[string](t, f).Run(ctx, policy.NewNext[string](nil, fn, nil))
+	v, _, err := stageOf[string](t, f).Run(ctx, policy.NewNext[string](nil, fn, nil))
 	return v, err
 }
 
@@ -242,10 +242,10 @@ func TestReturnAndCallSetTheFields(t *testing.T) {
 // reports an end reading.
 type probe struct{ start *policy.Stamp }
 
-func (p probe) Run(ctx context.Context, next policy.Next[string]) (string, error, policy.Stamp) {
+func (p probe) Run(ctx context.Context, next policy.Next[string]) (string, policy.Stamp, error) {
 	*p.start = next.Start
-	v, err, _ := next.Run(ctx)
-	return v, err, policy.Stamp(9)
+	v, _, err := next.Run(ctx)
+	return v, policy.Stamp(9), err
 }
 
 func (p probe) RunAsync(ctx context.Context, next policy.AsyncNext[string]) *future.Future[string] {
@@ -257,7 +257,7 @@ func TestStampsPassThrough(t *testing.T) {
 		fx := newFixture(t, fallback.Return("x"))
 		var start policy.Stamp
 		next := policy.NewNext[string]([]policy.Link[string]{probe{&start}}, fn, nil).WithStart(5)
-		_, _, st := stageOf[string](t, fx.f).Run(context.Background(), next)
+		_, st, _ := stageOf[string](t, fx.f).Run(context.Background(), next)
 		assert.Equal(t, policy.Stamp(5), start, "the outer reading is shared")
 		assert.Equal(t, policy.Stamp(9), st, "the inner end reading goes up")
 	}

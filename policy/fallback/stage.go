@@ -128,7 +128,7 @@ func Do[T any](ctx context.Context, f *Fallback, fn func(context.Context) (T, er
 		var zero T
 		return zero, err
 	}
-	v, err, _ := s.Run(ctx, policy.NewNext[T](nil, fn, nil))
+	v, _, err := s.Run(ctx, policy.NewNext[T](nil, fn, nil))
 	return v, err
 }
 
@@ -142,18 +142,18 @@ type stage[T any] struct {
 
 var _ policy.Link[any] = (*stage[any])(nil)
 
-func (s *stage[T]) Run(ctx context.Context, next policy.Next[T]) (T, error, policy.Stamp) {
+func (s *stage[T]) Run(ctx context.Context, next policy.Next[T]) (T, policy.Stamp, error) {
 	f := s.f
 	if f.disabled {
 		return next.Run(ctx)
 	}
 	f.calls.Add(1)
-	v, err, st := next.Run(ctx)
+	v, st, err := next.Run(ctx)
 	if err == nil || !f.Handles(ctx, err) {
-		return v, err, st
+		return v, st, err
 	}
 	v, err = s.fall(ctx, err)
-	return v, err, st
+	return v, st, err
 }
 
 // fall returns what replaces a call that failed with the handled error err.

@@ -62,7 +62,7 @@ func ExampleStage() {
 	stage := hedge.Stage[int](h) // made once, when a pipeline is built
 
 	next := policy.NewNext[int](nil, func(context.Context) (int, error) { return 42, nil }, nil)
-	v, err, _ := stage.Run(context.Background(), next)
+	v, _, err := stage.Run(context.Background(), next)
 	fmt.Println(v, err, h.Handle().Snapshot().HedgesStarted)
 	// Output: 42 <nil> 0
 }

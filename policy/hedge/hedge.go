@@ -63,7 +63,7 @@ func (h *Hedge) Handle() *Handle { return &Handle{h: h} }
 // builds its stage on each call; a hot path should make a [Stage] once and
 // use it through a pipeline.
 func Do[T any](ctx context.Context, h *Hedge, fn func(context.Context) (T, error)) (T, error) {
-	v, err, _ := Stage[T](h).Run(ctx, policy.NewNext[T](nil, fn, nil))
+	v, _, err := Stage[T](h).Run(ctx, policy.NewNext[T](nil, fn, nil))
 	return v, err
 }
 

@@ -114,7 +114,7 @@ type syncCall[T any] struct {
 	closed bool // set once the caller stops reading results; guarded by mu
 }
 
-func (s *stage[T]) Run(ctx context.Context, next policy.Next[T]) (T, error, policy.Stamp) {
+func (s *stage[T]) Run(ctx context.Context, next policy.Next[T]) (T, policy.Stamp, error) {
 	h := s.h
 	if h.disabled {
 		return next.Run(ctx)
@@ -122,7 +122,7 @@ func (s *stage[T]) Run(ctx context.Context, next policy.Next[T]) (T, error, poli
 	h.calls.Add(1)
 	if err := ctx.Err(); err != nil {
 		var zero T
-		return zero, err, policy.NoStamp
+		return zero, policy.NoStamp, err
 	}
 	c, _ := s.calls.Get().(*syncCall[T])
 	if c == nil {
@@ -151,7 +151,7 @@ func (s *stage[T]) Run(ctx context.Context, next policy.Next[T]) (T, error, poli
 					h.wins.Add(1)
 				}
 				c.end()
-				return r.v, nil, r.st
+				return r.v, r.st, nil
 			}
 			last = r
 			if tick != nil && errors.Is(r.err, policy.ErrRejected) {
@@ -161,7 +161,7 @@ func (s *stage[T]) Run(ctx context.Context, next policy.Next[T]) (T, error, poli
 			}
 			if running == 0 {
 				c.end()
-				return last.v, last.err, last.st
+				return last.v, last.st, last.err
 			}
 		case <-tick:
 			started++
@@ -178,7 +178,7 @@ func (s *stage[T]) Run(ctx context.Context, next policy.Next[T]) (T, error, poli
 		case <-ctx.Done():
 			c.end()
 			var zero T
-			return zero, ctx.Err(), policy.NoStamp
+			return zero, policy.NoStamp, ctx.Err()
 		}
 	}
 }
@@ -210,7 +210,7 @@ func (c *syncCall[T]) run(ctx context.Context, next policy.Next[T], attempt int)
 			panic(r.p) // the call has returned: nobody can take it over
 		}
 	}()
-	v, err, st := next.Run(ctx)
+	v, st, err := next.Run(ctx)
 	done = true
 	c.results <- result[T]{v: v, err: err, st: st, attempt: attempt}
 	c.release()

@@ -344,10 +344,10 @@ func TestGoexitInAttemptEndsCaller(t *testing.T) {
 // reports an end reading.
 type stamper struct{ starts chan policy.Stamp }
 
-func (s stamper) Run(ctx context.Context, next policy.Next[string]) (string, error, policy.Stamp) {
+func (s stamper) Run(ctx context.Context, next policy.Next[string]) (string, policy.Stamp, error) {
 	s.starts <- next.Start
-	v, err, _ := next.Run(ctx)
-	return v, err, policy.Stamp(42)
+	v, _, err := next.Run(ctx)
+	return v, policy.Stamp(42), err
 }
 
 func (s stamper) RunAsync(ctx context.Context, next policy.AsyncNext[string]) *future.Future[string] {
@@ -359,7 +359,7 @@ func TestAttemptsReadTheirOwnClockAndWinnerStampGoesUp(t *testing.T) {
 		f := newFixture(t, hedge.Config{Delay: delay})
 		s := stamper{starts: make(chan policy.Stamp, 2)}
 		next := policy.NewNext([]policy.Link[string]{s}, func(context.Context) (string, error) { return "a", nil }, nil).WithStart(7)
-		v, err, st := hedge.Stage[string](f.h).Run(context.Background(), next)
+		v, st, err := hedge.Stage[string](f.h).Run(context.Background(), next)
 		require.NoError(t, err)
 		assert.Equal(t, "a", v)
 		assert.Equal(t, policy.Stamp(42), st)
@@ -371,7 +371,7 @@ func TestDisabledPassesThrough(t *testing.T) {
 	f := newFixture(t, hedge.Config{Disabled: true, Delay: delay})
 	s := stamper{starts: make(chan policy.Stamp, 1)}
 	next := policy.NewNext([]policy.Link[string]{s}, nil, func() (string, error) { return "a", nil }).WithStart(7)
-	v, err, st := hedge.Stage[string](f.h).Run(context.Background(), next)
+	v, st, err := hedge.Stage[string](f.h).Run(context.Background(), next)
 	require.NoError(t, err)
 	assert.Equal(t, "a", v)
 	assert.Equal(t, policy.Stamp(42), st)

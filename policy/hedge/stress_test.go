@@ -100,7 +100,7 @@ func TestSharedStageKeepsCallsApart(t *testing.T) {
 				wg.Go(func() {
 					for _, c := range plans[i] {
 						ctx := context.WithValue(context.Background(), planKey{}, c)
-						v, err, _ := stage.Run(ctx, policy.NewNext[int](nil, planned, nil))
+						v, _, err := stage.Run(ctx, policy.NewNext[int](nil, planned, nil))
 						started := int(c.n.Load())
 						if err == nil {
 							wins.Add(1)

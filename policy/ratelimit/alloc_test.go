@@ -34,7 +34,7 @@ func TestZeroAllocs(t *testing.T) {
 	require.True(t, shut.Allow())
 	ch = policy.NewChain(ratelimit.Stage[string](shut))
 	rejected := testing.AllocsPerRun(1000, func() {
-		_, err, _ := ch.Next(fn, nil).Run(ctx)
+		_, _, err := ch.Next(fn, nil).Run(ctx)
 		_ = err.(*ratelimit.RateLimitedError).RetryAfter()
 	})
 	require.Zero(t, rejected, "rejected, beyond MaxWait, with RetryAfter")

@@ -85,11 +85,11 @@ type probe struct {
 	end   policy.Stamp
 }
 
-func (p *probe) Run(ctx context.Context, next policy.Next[string]) (string, error, policy.Stamp) {
+func (p *probe) Run(ctx context.Context, next policy.Next[string]) (string, policy.Stamp, error) {
 	p.start = next.Start
 	p.calls++
-	v, err, _ := next.Run(ctx)
-	return v, err, p.end
+	v, _, err := next.Run(ctx)
+	return v, p.end, err
 }
 
 func (p *probe) RunAsync(ctx context.Context, next policy.AsyncNext[string]) *future.Future[string] {

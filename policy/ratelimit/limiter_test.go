@@ -161,7 +161,7 @@ func TestStageUsesSharedReading(t *testing.T) {
 	// later: the stage uses that reading, and a permit is free then.
 	p := &probe{end: policy.Stamp(1)}
 	at := f.clk.Nanotime() + int64(500*time.Millisecond)
-	v, err, end := f.next(p).WithStart(at).Run(context.Background())
+	v, end, err := f.next(p).WithStart(at).Run(context.Background())
 	require.NoError(t, err)
 	assert.Equal(t, "ok", v)
 	assert.Equal(t, policy.Stamp(at), p.start, "passed inward unchanged")
@@ -169,7 +169,7 @@ func TestStageUsesSharedReading(t *testing.T) {
 
 	// Without a shared reading it reads the clock and passes its reading in.
 	f.clk.Advance(2 * time.Second)
-	_, err, _ = f.next(p).Run(context.Background())
+	_, _, err = f.next(p).Run(context.Background())
 	require.NoError(t, err)
 	assert.Equal(t, policy.Stamp(int64(2*time.Second)), p.start)
 	assert.Empty(t, f.rec.events(), "admitted calls publish nothing")
@@ -178,9 +178,9 @@ func TestStageUsesSharedReading(t *testing.T) {
 func TestStageRejects(t *testing.T) {
 	f := newFixture(t, ratelimit.Config{Limit: 1, Period: time.Second})
 	p := &probe{end: policy.NoStamp}
-	_, err, _ := f.next(p).Run(context.Background())
+	_, _, err := f.next(p).Run(context.Background())
 	require.NoError(t, err)
-	_, err, end := f.next(p).Run(context.Background())
+	_, end, err := f.next(p).Run(context.Background())
 	var re *ratelimit.RateLimitedError
 	require.ErrorAs(t, err, &re)
 	assert.False(t, end.OK())
@@ -196,7 +196,7 @@ func TestStageWaits(t *testing.T) {
 	p := &probe{end: policy.NoStamp}
 	res := make(chan error, 1)
 	go func() {
-		_, err, _ := f.next(p).WithStart(f.clk.Nanotime()).Run(context.Background())
+		_, _, err := f.next(p).WithStart(f.clk.Nanotime()).Run(context.Background())
 		res <- err
 	}()
 	blockUntil(t, f.clk, 1)
@@ -245,7 +245,7 @@ func TestWaitCancelledGivesPermitBack(t *testing.T) {
 	res := make(chan error, 1)
 	called := false
 	go func() {
-		_, err, _ := policy.NewNext([]policy.Link[string]{f.st}, func(context.Context) (string, error) {
+		_, _, err := policy.NewNext([]policy.Link[string]{f.st}, func(context.Context) (string, error) {
 			called = true
 			return "", nil
 		}, nil).Run(ctx)
@@ -289,7 +289,7 @@ func TestDisabled(t *testing.T) {
 	for range 5 {
 		assert.True(t, f.l.Allow())
 		assert.NoError(t, f.l.Wait(context.Background()))
-		_, err, _ := f.next(nil).Run(context.Background())
+		_, _, err := f.next(nil).Run(context.Background())
 		assert.NoError(t, err)
 	}
 	assert.Zero(t, f.h.Snapshot().Rejections)

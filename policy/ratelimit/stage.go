@@ -28,7 +28,7 @@ type stage[T any] struct{ l *Limiter }
 var _ policy.Link[any] = stage[any]{}
 
 // Run implements [policy.Link].
-func (s stage[T]) Run(ctx context.Context, next policy.Next[T]) (T, error, policy.Stamp) {
+func (s stage[T]) Run(ctx context.Context, next policy.Next[T]) (T, policy.Stamp, error) {
 	l := s.l
 	if l.disabled {
 		return next.Run(ctx)
@@ -43,7 +43,7 @@ func (s stage[T]) Run(ctx context.Context, next policy.Next[T]) (T, error, polic
 	waited, err := l.wait(ctx, now)
 	if err != nil {
 		var zero T
-		return zero, err, policy.NoStamp
+		return zero, policy.NoStamp, err
 	}
 	if waited {
 		next = next.Fresh()

@@ -27,14 +27,14 @@ func TestBudgetLimitsRetries(t *testing.T) {
 	// Call k deposits one call, so the allowance is 1 + 0.5k, and k-1
 	// retries were made before it: calls 1 and 2 may retry, call 3 may not.
 	for k := 1; k <= 2; k++ {
-		_, err, _ := g.run(context.Background(), g.script(fail(errBoom)))
+		_, _, err := g.run(context.Background(), g.script(fail(errBoom)))
 		assert.ErrorIs(t, err, retry.ErrExhausted, "call %d", k)
 		assert.NotErrorIs(t, err, retry.ErrBudgetExhausted, "call %d", k)
 	}
 	assert.EqualValues(t, 4, g.calls.Load())
 	assert.Equal(t, 0, h.Snapshot().BudgetAvailable, "allowance 2, 2 retries")
 
-	_, err, _ := g.run(context.Background(), g.script(fail(errBoom)))
+	_, _, err := g.run(context.Background(), g.script(fail(errBoom)))
 	var ex *retry.ExhaustedError
 	require.ErrorAs(t, err, &ex)
 	assert.True(t, ex.Budget)
@@ -47,7 +47,7 @@ func TestBudgetLimitsRetries(t *testing.T) {
 	assert.Equal(t, 0, h.Snapshot().BudgetAvailable, "allowance 2.5, 2 retries")
 
 	// A success deposits too: allowance 3.
-	_, err, _ = g.run(context.Background(), g.script(ok("fine")))
+	_, _, err = g.run(context.Background(), g.script(ok("fine")))
 	require.NoError(t, err)
 	assert.Equal(t, 1, h.Snapshot().BudgetAvailable)
 
@@ -87,10 +87,10 @@ func TestBudgetWindowSlides(t *testing.T) {
 	// At 15s nothing is left but BudgetMinRetries.
 	g.clk.Advance(5 * time.Second)
 	assert.Equal(t, 1, h.Snapshot().BudgetAvailable)
-	_, err, _ := g.run(context.Background(), failing)
+	_, _, err := g.run(context.Background(), failing)
 	assert.NotErrorIs(t, err, retry.ErrBudgetExhausted, "calls 1, retries 0: allowed")
 	assert.Equal(t, 1, h.Snapshot().BudgetAvailable, "calls 1, retries 1, allowance 2")
-	_, err, _ = g.run(context.Background(), failing)
+	_, _, err = g.run(context.Background(), failing)
 	assert.NotErrorIs(t, err, retry.ErrBudgetExhausted, "calls 2, retries 1, allowance 3: allowed")
 }
 
@@ -111,7 +111,7 @@ func TestBudgetOldCallsLeave(t *testing.T) {
 func TestNoBudget(t *testing.T) {
 	g := budgetRig(t, retry.Config{MaxAttempts: 2})
 	for range 50 {
-		_, err, _ := g.run(context.Background(), g.script(fail(errBoom)))
+		_, _, err := g.run(context.Background(), g.script(fail(errBoom)))
 		assert.NotErrorIs(t, err, retry.ErrBudgetExhausted)
 	}
 	s := g.r.Handle().Snapshot()

@@ -85,7 +85,7 @@ func fail(err error) out { return out{err: err} }
 func failv(v string) out { return out{v: v, err: errBoom} }
 
 // run calls fn through the retry's stage synchronously.
-func (g *rig) run(ctx context.Context, fn func(context.Context) (string, error)) (string, error, policy.Stamp) {
+func (g *rig) run(ctx context.Context, fn func(context.Context) (string, error)) (string, policy.Stamp, error) {
 	return retry.Stage[string](g.r).Run(ctx, policy.NewNext[string](nil, fn, nil))
 }
 
@@ -99,7 +99,7 @@ type result struct {
 func (g *rig) start(ctx context.Context, fn func(context.Context) (string, error)) <-chan result {
 	ch := make(chan result, 1)
 	go func() {
-		v, err, s := g.run(ctx, fn)
+		v, s, err := g.run(ctx, fn)
 		ch <- result{v, err, s}
 	}()
 	return ch

@@ -28,7 +28,7 @@ func TestOutcomeProperties(t *testing.T) {
 			t.Fatal(err)
 		}
 		calls := 0
-		_, got, _ := retry.Stage[int](r).Run(context.Background(), policy.NewNext[int](nil, func(context.Context) (int, error) {
+		_, _, got := retry.Stage[int](r).Run(context.Background(), policy.NewNext[int](nil, func(context.Context) (int, error) {
 			k := script[min(calls, len(script)-1)]
 			calls++
 			switch k {

@@ -17,7 +17,7 @@ import (
 
 func TestFirstAttemptSucceeds(t *testing.T) {
 	g := newRig(t, retry.Config{})
-	v, err, _ := g.run(context.Background(), g.script(ok("a")))
+	v, _, err := g.run(context.Background(), g.script(ok("a")))
 	require.NoError(t, err)
 	assert.Equal(t, "a", v)
 	assert.EqualValues(t, 1, g.calls.Load())
@@ -59,7 +59,7 @@ func TestRetriesAfterTheWaitAndSucceeds(t *testing.T) {
 
 func TestExhausted(t *testing.T) {
 	g := newRig(t, retry.Config{MaxAttempts: 3, Jitter: retry.JitterFull, Rand: constant(0)})
-	v, err, _ := g.run(context.Background(), g.script(failv("x")))
+	v, _, err := g.run(context.Background(), g.script(failv("x")))
 	assert.Equal(t, "x", v, "the last attempt's value comes back with the error")
 	var ex *retry.ExhaustedError
 	require.ErrorAs(t, err, &ex)
@@ -80,7 +80,7 @@ func TestExhausted(t *testing.T) {
 
 func TestMaxAttemptsOneWrapsTheRetryableError(t *testing.T) {
 	g := newRig(t, retry.Config{MaxAttempts: 1})
-	_, err, _ := g.run(context.Background(), g.script(fail(errBoom)))
+	_, _, err := g.run(context.Background(), g.script(fail(errBoom)))
 	assert.ErrorIs(t, err, retry.ErrExhausted)
 	assert.Equal(t, "r4c: retry svc gave up after 1 attempt: boom", err.Error())
 	assert.EqualValues(t, 1, g.calls.Load())
@@ -161,7 +161,7 @@ func TestWhatIsRetried(t *testing.T) {
 			cfg.MaxAttempts = 2
 			cfg.Jitter, cfg.Rand = retry.JitterFull, constant(0) // no wait
 			g := newRig(t, cfg)
-			_, err, _ := g.run(context.Background(), g.script(fail(tc.err)))
+			_, _, err := g.run(context.Background(), g.script(fail(tc.err)))
 			s := g.r.Handle().Snapshot()
 			if tc.retry {
 				assert.EqualValues(t, 2, g.calls.Load())
@@ -186,7 +186,7 @@ func (e *wrapErr) Unwrap() error { return e.err }
 
 func TestAbortAfterARetry(t *testing.T) {
 	g := newRig(t, retry.Config{AbortOn: []error{errFatal}, Jitter: retry.JitterFull, Rand: constant(0)})
-	_, err, _ := g.run(context.Background(), g.script(fail(errBoom), fail(errFatal)))
+	_, _, err := g.run(context.Background(), g.script(fail(errBoom), fail(errFatal)))
 	assert.Same(t, errFatal, err)
 	assert.EqualValues(t, 2, g.calls.Load())
 	s := g.r.Handle().Snapshot()
@@ -197,7 +197,7 @@ func TestAbortAfterARetry(t *testing.T) {
 func TestCallerCancellationIsNeverRetried(t *testing.T) {
 	g := newRig(t, retry.Config{})
 	ctx, cancel := context.WithCancel(context.Background())
-	v, err, _ := g.run(ctx, func(ctx context.Context) (string, error) {
+	v, _, err := g.run(ctx, func(ctx context.Context) (string, error) {
 		g.calls.Add(1)
 		cancel()
 		return "partial", ctx.Err()
@@ -240,14 +240,14 @@ func TestRetryIfResult(t *testing.T) {
 	bad := func(v any) bool { return v.(string) == "bad" }
 	t.Run("then good", func(t *testing.T) {
 		g := newRig(t, retry.Config{RetryIfResult: bad, Jitter: retry.JitterFull, Rand: constant(0)})
-		v, err, _ := g.run(context.Background(), g.script(ok("bad"), ok("good")))
+		v, _, err := g.run(context.Background(), g.script(ok("bad"), ok("good")))
 		require.NoError(t, err)
 		assert.Equal(t, "good", v)
 		assert.Equal(t, []events.RetryAttempt{{Instance: "svc", Attempt: 2, Err: retry.ErrRetryableResult}}, g.attempts())
 	})
 	t.Run("exhausted", func(t *testing.T) {
 		g := newRig(t, retry.Config{RetryIfResult: bad, Jitter: retry.JitterFull, Rand: constant(0)})
-		v, err, _ := g.run(context.Background(), g.script(ok("bad")))
+		v, _, err := g.run(context.Background(), g.script(ok("bad")))
 		assert.Equal(t, "bad", v)
 		assert.ErrorIs(t, err, retry.ErrExhausted)
 		assert.ErrorIs(t, err, retry.ErrRetryableResult)
@@ -255,7 +255,7 @@ func TestRetryIfResult(t *testing.T) {
 	})
 	t.Run("errors still retried", func(t *testing.T) {
 		g := newRig(t, retry.Config{RetryIfResult: bad, Jitter: retry.JitterFull, Rand: constant(0)})
-		v, err, _ := g.run(context.Background(), g.script(fail(errBoom), ok("good")))
+		v, _, err := g.run(context.Background(), g.script(fail(errBoom), ok("good")))
 		require.NoError(t, err)
 		assert.Equal(t, "good", v)
 	})
@@ -263,7 +263,7 @@ func TestRetryIfResult(t *testing.T) {
 
 func TestDisabled(t *testing.T) {
 	g := newRig(t, retry.Config{Disabled: true})
-	_, err, _ := g.run(context.Background(), g.script(fail(errBoom)))
+	_, _, err := g.run(context.Background(), g.script(fail(errBoom)))
 	assert.Same(t, errBoom, err)
 	assert.EqualValues(t, 1, g.calls.Load())
 	s := g.r.Handle().Snapshot()
@@ -286,11 +286,11 @@ type probe struct {
 	end    int64
 }
 
-func (p *probe) Run(ctx context.Context, next policy.Next[string]) (string, error, policy.Stamp) {
+func (p *probe) Run(ctx context.Context, next policy.Next[string]) (string, policy.Stamp, error) {
 	p.starts = append(p.starts, next.Start)
 	p.end++
-	v, err, _ := next.Run(ctx)
-	return v, err, policy.Stamp(p.end)
+	v, _, err := next.Run(ctx)
+	return v, policy.Stamp(p.end), err
 }
 
 func (p *probe) RunAsync(ctx context.Context, next policy.AsyncNext[string]) *future.Future[string] {
@@ -301,7 +301,7 @@ func TestReadingsAreSharedOnTheFirstAttemptOnly(t *testing.T) {
 	g := newRig(t, retry.Config{Jitter: retry.JitterFull, Rand: constant(0)})
 	p := &probe{}
 	next := policy.NewNext[string]([]policy.Link[string]{p}, g.script(fail(errBoom), ok("ok")), nil).WithStart(42)
-	v, err, end := retry.Stage[string](g.r).Run(context.Background(), next)
+	v, end, err := retry.Stage[string](g.r).Run(context.Background(), next)
 	require.NoError(t, err)
 	assert.Equal(t, "ok", v)
 	assert.Equal(t, []policy.Stamp{42, policy.NoStamp}, p.starts, "the first attempt gets the start, later ones start afresh")
@@ -368,7 +368,7 @@ func TestNoEventsWithoutSubscriber(t *testing.T) {
 	r, err := retry.New(retry.Config{Jitter: retry.JitterFull, Rand: constant(0)}, policy.Env{})
 	require.NoError(t, err)
 	n := 0
-	_, err, _ = retry.Stage[string](r).Run(context.Background(), policy.NewNext[string](nil, func(context.Context) (string, error) {
+	_, _, err = retry.Stage[string](r).Run(context.Background(), policy.NewNext[string](nil, func(context.Context) (string, error) {
 		n++
 		return "", errBoom
 	}, nil))

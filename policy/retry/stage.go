@@ -46,24 +46,24 @@ func (s stage[T]) ok(v T, err error) bool {
 }
 
 // Run implements [policy.Link].
-func (s stage[T]) Run(ctx context.Context, next policy.Next[T]) (T, error, policy.Stamp) {
+func (s stage[T]) Run(ctx context.Context, next policy.Next[T]) (T, policy.Stamp, error) {
 	r := s.r
 	if r.disabled {
 		return next.Run(ctx)
 	}
-	v, err, end := next.Run(ctx)
+	v, end, err := next.Run(ctx)
 	if r.budget != nil {
 		r.budget.deposit(r.now(end))
 	}
 	if s.ok(v, err) {
 		r.successes.Add(1)
-		return v, nil, end
+		return v, end, nil
 	}
 	return s.again(ctx, next, v, err, end)
 }
 
 // again runs the retries after a first attempt that did not succeed.
-func (s stage[T]) again(ctx context.Context, next policy.Next[T], v T, err error, end policy.Stamp) (T, error, policy.Stamp) {
+func (s stage[T]) again(ctx context.Context, next policy.Next[T], v T, err error, end policy.Stamp) (T, policy.Stamp, error) {
 	r := s.r
 	var prev time.Duration
 	for n := 1; ; n++ {
@@ -72,11 +72,11 @@ func (s stage[T]) again(ctx context.Context, next policy.Next[T], v T, err error
 		}
 		switch r.decide(ctx, n, err, end) {
 		case stop:
-			return v, err, end
+			return v, end, err
 		case give:
-			return v, r.exhaustedError(n, err, false), end
+			return v, end, r.exhaustedError(n, err, false)
 		case giveBud:
-			return v, r.exhaustedError(n, err, true), end
+			return v, end, r.exhaustedError(n, err, true)
 		}
 		d := r.delay(n, prev)
 		prev = d
@@ -84,13 +84,13 @@ func (s stage[T]) again(ctx context.Context, next policy.Next[T], v T, err error
 		if werr := policy.Sleep(ctx, r.clock, d); werr != nil {
 			r.cancelled.Add(1)
 			var zero T
-			return zero, werr, policy.NoStamp
+			return zero, policy.NoStamp, werr
 		}
 		r.retries.Add(1)
-		v, err, end = next.Fresh().Run(ctx)
+		v, end, err = next.Fresh().Run(ctx)
 		if s.ok(v, err) {
 			r.successesRetried.Add(1)
-			return v, nil, end
+			return v, end, nil
 		}
 	}
 }

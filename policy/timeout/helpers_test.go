@@ -70,13 +70,13 @@ type probe struct {
 	end   policy.Stamp
 }
 
-func (p *probe) Run(ctx context.Context, next policy.Next[string]) (string, error, policy.Stamp) {
+func (p *probe) Run(ctx context.Context, next policy.Next[string]) (string, policy.Stamp, error) {
 	p.mu.Lock()
 	p.start = next.Start
 	p.calls++
 	p.mu.Unlock()
-	v, err, _ := next.Run(ctx)
-	return v, err, p.end
+	v, _, err := next.Run(ctx)
+	return v, p.end, err
 }
 
 func (p *probe) RunAsync(ctx context.Context, next policy.AsyncNext[string]) *future.Future[string] {
@@ -97,7 +97,7 @@ type result struct {
 
 // run runs fn through links synchronously.
 func run(ctx context.Context, next policy.Next[string]) result {
-	v, err, end := next.Run(ctx)
+	v, end, err := next.Run(ctx)
 	return result{v, err, end}
 }
 

@@ -23,7 +23,7 @@ type after struct{}
 
 type doneKey struct{}
 
-func (after) Run(ctx context.Context, next policy.Next[string]) (string, error, policy.Stamp) {
+func (after) Run(ctx context.Context, next policy.Next[string]) (string, policy.Stamp, error) {
 	if done, ok := ctx.Value(doneKey{}).(chan struct{}); ok {
 		defer close(done)
 	}
@@ -108,7 +108,7 @@ func TestPropertyTimeoutAroundBulkhead(t *testing.T) {
 			c.workEnd = true
 		}
 		sync := func(fn func(context.Context) (string, error)) (string, error) {
-			v, err, _ := policy.NewNext(links, fn, nil).Run(context.Background())
+			v, _, err := policy.NewNext(links, fn, nil).Run(context.Background())
 			return v, err
 		}
 		free := func() bool { return running() < maxC }

@@ -45,7 +45,7 @@ func newStage[T any](t *Timeout) *stage[T] {
 }
 
 // Run implements [policy.Link].
-func (s *stage[T]) Run(ctx context.Context, next policy.Next[T]) (T, error, policy.Stamp) {
+func (s *stage[T]) Run(ctx context.Context, next policy.Next[T]) (T, policy.Stamp, error) {
 	switch {
 	case s.t.disabled:
 		return next.Run(ctx)
@@ -60,17 +60,17 @@ func (s *stage[T]) Run(ctx context.Context, next policy.Next[T]) (T, error, poli
 // ctx and waits for it. If the deadline fired before the work returned (and
 // the caller's ctx is not done), the late outcome is dropped and the caller
 // gets the zero T and the *CallTimeoutError.
-func (s *stage[T]) runCooperative(ctx context.Context, next policy.Next[T]) (T, error, policy.Stamp) {
+func (s *stage[T]) runCooperative(ctx context.Context, next policy.Next[T]) (T, policy.Stamp, error) {
 	t := s.t
 	wctx, cancel := t.deadline(ctx)
 	defer cancel() // also on panic: the deadline's timer never outlives the call
-	v, err, end := next.Run(wctx)
+	v, end, err := next.Run(wctx)
 	if ours(ctx, wctx) {
 		t.timedOut()
 		var zero T
-		return zero, t.err, end // the work returned just now: its end reading is the timeout's
+		return zero, end, t.err // the work returned just now: its end reading is the timeout's
 	}
-	return v, err, end
+	return v, end, err
 }
 
 // The states of a call record. The caller and the work's goroutine race
@@ -111,10 +111,10 @@ type call[T any] struct {
 // runDetached runs the work on a goroutine and returns at the deadline even
 // if the work ignores its ctx. The goroutine keeps running, and the stages
 // inside keep what they hold, until the work returns.
-func (s *stage[T]) runDetached(ctx context.Context, next policy.Next[T]) (T, error, policy.Stamp) {
+func (s *stage[T]) runDetached(ctx context.Context, next policy.Next[T]) (T, policy.Stamp, error) {
 	var zero T
 	if err := ctx.Err(); err != nil {
-		return zero, err, policy.NoStamp // the caller gave up already: do not start the work
+		return zero, policy.NoStamp, err // the caller gave up already: do not start the work
 	}
 	t := s.t
 	wctx, cancel := t.deadline(ctx)
@@ -138,16 +138,16 @@ func (s *stage[T]) runDetached(ctx context.Context, next policy.Next[T]) (T, err
 	// already) but releases it from ctx.
 	cancel()
 	if err := ctx.Err(); err != nil {
-		return zero, err, policy.NoStamp // the caller's own cancellation passes through
+		return zero, policy.NoStamp, err // the caller's own cancellation passes through
 	}
 	now := t.clock.Nanotime()
 	t.timedOut()
-	return zero, t.err, policy.Stamp(now)
+	return zero, policy.Stamp(now), t.err
 }
 
 // collect returns the outcome of a finished call, recycles c and cancels
 // the deadline. A panic of the work goes on here, on the caller's goroutine.
-func (s *stage[T]) collect(c *call[T], cancel context.CancelFunc) (T, error, policy.Stamp) {
+func (s *stage[T]) collect(c *call[T], cancel context.CancelFunc) (T, policy.Stamp, error) {
 	v, err, end := c.v, c.err, c.end
 	late, panicked, pv, goexit := c.late, c.panicked, c.panicValue, c.goexit
 	s.recycle(c)
@@ -164,9 +164,9 @@ func (s *stage[T]) collect(c *call[T], cancel context.CancelFunc) (T, error, pol
 		}
 		t.timedOut()
 		var zero T
-		return zero, t.err, end
+		return zero, end, t.err
 	}
-	return v, err, end
+	return v, end, err
 }
 
 func (s *stage[T]) recycle(c *call[T]) {
@@ -196,7 +196,7 @@ func (c *call[T]) work() {
 		}
 		c.stage.recycle(c) // abandoned: nobody reads c again
 	}()
-	c.v, c.err, c.end = c.next.Run(c.wctx)
+	c.v, c.end, c.err = c.next.Run(c.wctx)
 	returned = true
 }
 

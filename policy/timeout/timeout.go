@@ -65,7 +65,7 @@ func (t *Timeout) Run(ctx context.Context, fn func(context.Context) error) error
 	next := policy.NewNext[struct{}](nil, func(ctx context.Context) (struct{}, error) {
 		return struct{}{}, fn(ctx)
 	}, nil)
-	_, err, _ := t.unit.Run(ctx, next)
+	_, _, err := t.unit.Run(ctx, next)
 	return err
 }
 
