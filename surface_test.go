@@ -105,7 +105,8 @@ func TestSpecSurface(t *testing.T) {
 	assert.Equal(t, "one", lee.InstanceID())
 	held.Complete("done")
 	for _, sentinel := range []error{timeout.ErrCallTimeout, bulkhead.ErrFull, ratelimit.ErrRateLimited, breaker.ErrOpen} {
-		assert.NotNil(t, sentinel)
+		assert.Contains(t, sentinel.Error(), "r4c: ", "sentinels are package-prefixed")
+		assert.False(t, errors.Is(sentinel, policy.ErrRejected), "a sentinel names the reason; the error types add the family")
 	}
 	var rejected int
 	for _, e := range seen {
@@ -115,5 +116,7 @@ func TestSpecSurface(t *testing.T) {
 	}
 	assert.Equal(t, 1, rejected)
 	require.NoError(t, clk.BlockUntil(ctx, 0))
-	clk.Set(clk.Now().Add(time.Minute))
+	at := clk.Now().Add(time.Minute)
+	clk.Set(at)
+	assert.Equal(t, at, clk.Now())
 }
