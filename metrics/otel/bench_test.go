@@ -30,7 +30,7 @@ func BenchmarkCollect(b *testing.B) {
 	p := build(b, clk, reg)
 	mr, m := newMetrics(b, reg)
 	defer m.Close()
-	p.run(b)
+	p.Run(b)
 	var rm metricdata.ResourceMetrics
 	b.ReportAllocs()
 	for b.Loop() {

@@ -109,7 +109,7 @@ func TestScenarioObservesEveryPolicy(t *testing.T) {
 	p := build(t, clk, reg)
 	mr, m := newMetrics(t, reg)
 	defer m.Close()
-	p.run(t)
+	p.Run(t)
 	assert.Equal(t, wantScenario, strings.Join(collect(t, mr), "\n")+"\n")
 }
 
@@ -199,7 +199,7 @@ func TestDocListsEveryInstrument(t *testing.T) {
 	optional(t, func(name string) *pipeline.Builder[string] { return pipeline.NewBuilder[string](reg, name) })
 	mr, m := newMetrics(t, reg)
 	defer m.Close()
-	p.run(t)
+	p.Run(t)
 	var got []string
 	for _, l := range collect(t, mr) {
 		if name, ok := strings.CutPrefix(l, "# "); ok {
@@ -235,8 +235,8 @@ func TestCloseStopsReporting(t *testing.T) {
 	require.True(t, reg.Events().Active(), "the instruments listen")
 	require.NotEmpty(t, collect(t, mr))
 
-	release := holdSlot(t, p.orders)
-	_, err := p.orders.Execute(ok)
+	release := holdSlot(t, p.Orders)
+	_, err := p.Orders.Execute(ok)
 	require.Error(t, err)
 	require.NoError(t, m.Close())
 	require.NoError(t, m.Close(), "idempotent")

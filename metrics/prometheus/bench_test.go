@@ -30,7 +30,7 @@ func BenchmarkScrape(b *testing.B) {
 	p := build(b, clk, reg)
 	c := r4cprometheus.NewCollector(reg)
 	defer c.Close()
-	p.run(b)
+	p.Run(b)
 	pr := prometheus.NewRegistry()
 	pr.MustRegister(c)
 	b.ReportAllocs()
@@ -58,11 +58,11 @@ func BenchmarkRejectedCall(b *testing.B) {
 				c := r4cprometheus.NewCollector(reg)
 				defer c.Close()
 			}
-			release := holdSlot(b, p.search)
+			release := holdSlot(b, p.Search)
 			defer release()
 			b.ReportAllocs()
 			for b.Loop() {
-				if _, err := p.search.Execute(ok); err == nil {
+				if _, err := p.Search.Execute(ok); err == nil {
 					b.Fatal("admitted")
 				}
 			}

@@ -157,7 +157,7 @@ func TestScenarioExportsEveryPolicy(t *testing.T) {
 	p := build(t, clk, reg)
 	c := r4cprometheus.NewCollector(reg)
 	defer c.Close()
-	p.run(t)
+	p.Run(t)
 	assert.Equal(t, wantScenario, exposition(t, c))
 }
 
@@ -166,7 +166,7 @@ func TestScenarioPassesLint(t *testing.T) {
 	p := build(t, clk, reg)
 	c := r4cprometheus.NewCollector(reg)
 	defer c.Close()
-	p.run(t)
+	p.Run(t)
 	problems, err := testutil.CollectAndLint(c)
 	require.NoError(t, err)
 	assert.Empty(t, problems)
@@ -265,13 +265,13 @@ func TestCloseStopsTheEventCounters(t *testing.T) {
 	c := r4cprometheus.NewCollector(reg)
 	require.True(t, reg.Events().Active(), "the collector listens")
 
-	hold := holdSlot(t, p.orders)
-	_, err := p.orders.Execute(ok)
+	hold := holdSlot(t, p.Orders)
+	_, err := p.Orders.Execute(ok)
 	require.Error(t, err)
 	c.Close()
 	c.Close() // idempotent
 	assert.False(t, reg.Events().Active(), "Close removed the listener")
-	_, err = p.orders.Execute(ok)
+	_, err = p.Orders.Execute(ok)
 	require.Error(t, err)
 	hold()
 
@@ -419,7 +419,7 @@ func TestDocListsEveryMetric(t *testing.T) {
 	require.NoError(t, err)
 	c := r4cprometheus.NewCollector(reg)
 	defer c.Close()
-	p.run(t)
+	p.Run(t)
 
 	pr := prometheus.NewPedanticRegistry()
 	require.NoError(t, pr.Register(c))
