@@ -13,6 +13,7 @@ import (
 	"github.com/resilience4cata/r4c/clocktest"
 	"github.com/resilience4cata/r4c/events"
 	"github.com/resilience4cata/r4c/future"
+	"github.com/resilience4cata/r4c/internal/testkit"
 	"github.com/resilience4cata/r4c/pipeline"
 	"github.com/resilience4cata/r4c/policy"
 	"github.com/resilience4cata/r4c/policy/adaptivelimit"
@@ -38,9 +39,7 @@ func manual(t *testing.T, opts ...r4c.Option) (*clocktest.ManualClock, *r4c.Regi
 
 func waitTimers(t *testing.T, clk *clocktest.ManualClock, n int) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	require.NoError(t, clk.BlockUntil(ctx, n), "waiting for %d timers", n)
+	testkit.BlockUntil(t, clk, n)
 }
 
 func aimd(initial int) func(*adaptivelimit.Config) {

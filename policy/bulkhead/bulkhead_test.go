@@ -104,7 +104,7 @@ func TestStageFailFast(t *testing.T) {
 	require.ErrorAs(t, err, &be)
 	assert.False(t, called, "a rejected call is not called")
 	assert.False(t, end.OK())
-	assert.Equal(t, []events.Event{events.CallRejected{Policy: "bulkhead", Instance: "db", Err: be}}, f.rec.events())
+	assert.Equal(t, []events.Event{events.CallRejected{Policy: "bulkhead", Instance: "db", Err: be}}, f.rec.All())
 	assert.Equal(t, bulkhead.Snapshot{MaxConcurrent: 2, InFlight: 2, Rejections: 1}, f.h.Snapshot())
 
 	assert.Equal(t, outcome{}, a1.finish(t, false))
@@ -125,7 +125,7 @@ func TestStagePassesReadings(t *testing.T) {
 	assert.Equal(t, policy.Stamp(7), p.start)
 	assert.Equal(t, policy.Stamp(11), end)
 	assert.Zero(t, f.h.InFlight())
-	assert.Empty(t, f.rec.events(), "admitted calls publish nothing")
+	assert.Empty(t, f.rec.All(), "admitted calls publish nothing")
 }
 
 func TestWaitForSlot(t *testing.T) {
@@ -165,7 +165,7 @@ func TestWaitTimesOut(t *testing.T) {
 	var be *bulkhead.BulkheadFullError
 	require.ErrorAs(t, err, &be)
 	assert.Equal(t, bulkhead.Snapshot{MaxConcurrent: 1, MaxWait: time.Second, InFlight: 1, Rejections: 1}, f.h.Snapshot())
-	assert.Len(t, f.rec.events(), 1)
+	assert.Len(t, f.rec.All(), 1)
 	f.b.Release()
 	assert.Zero(t, f.h.InFlight())
 }
@@ -192,7 +192,7 @@ func TestWaitCancelled(t *testing.T) {
 	assert.True(t, policy.CallerCancelled(ctx, err))
 	assert.False(t, called)
 	assert.Equal(t, bulkhead.Snapshot{MaxConcurrent: 1, MaxWait: time.Hour, InFlight: 1}, f.h.Snapshot())
-	assert.Empty(t, f.rec.events())
+	assert.Empty(t, f.rec.All())
 	assert.Zero(t, f.clk.Pending())
 
 	// A done ctx does not wait at all, but a free slot is taken regardless.

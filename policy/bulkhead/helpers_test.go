@@ -2,13 +2,13 @@ package bulkhead_test
 
 import (
 	"context"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/resilience4cata/r4c/clocktest"
 	"github.com/resilience4cata/r4c/events"
 	"github.com/resilience4cata/r4c/future"
+	"github.com/resilience4cata/r4c/internal/testkit"
 	"github.com/resilience4cata/r4c/policy"
 	"github.com/resilience4cata/r4c/policy/bulkhead"
 	"github.com/stretchr/testify/require"
@@ -27,7 +27,7 @@ func newFixture(tb testing.TB, cfg bulkhead.Config) *fixture {
 	clk := clocktest.NewManualClock()
 	bus := &events.Bus{}
 	rec := &recorder{}
-	tb.Cleanup(bus.Subscribe(rec.listen))
+	tb.Cleanup(bus.Subscribe(rec.Listen))
 	b, err := bulkhead.New(cfg, policy.Env{Clock: clk, Events: bus, Instance: "db"})
 	require.NoError(tb, err)
 	return &fixture{clk: clk, b: b, h: bulkhead.NewHandle(b), st: bulkhead.Stage[string](b), rec: rec}
@@ -35,27 +35,11 @@ func newFixture(tb testing.TB, cfg bulkhead.Config) *fixture {
 
 func (f *fixture) blockUntil(tb testing.TB, n int) {
 	tb.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	require.NoError(tb, f.clk.BlockUntil(ctx, n), "timers armed: %d", f.clk.Pending())
+	testkit.BlockUntil(tb, f.clk, n)
 }
 
-type recorder struct {
-	mu  sync.Mutex
-	evs []events.Event
-}
-
-func (r *recorder) listen(e events.Event) {
-	r.mu.Lock()
-	r.evs = append(r.evs, e)
-	r.mu.Unlock()
-}
-
-func (r *recorder) events() []events.Event {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return append([]events.Event(nil), r.evs...)
-}
+// recorder records the events of the instance under test.
+type recorder = testkit.Events
 
 // probe is a link inside the stage under test: it records the start
 // reading it was given and returns end as its end reading (policy.NoStamp

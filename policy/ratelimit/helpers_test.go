@@ -2,13 +2,13 @@ package ratelimit_test
 
 import (
 	"context"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/resilience4cata/r4c/clocktest"
 	"github.com/resilience4cata/r4c/events"
 	"github.com/resilience4cata/r4c/future"
+	"github.com/resilience4cata/r4c/internal/testkit"
 	"github.com/resilience4cata/r4c/policy"
 	"github.com/resilience4cata/r4c/policy/ratelimit"
 	"github.com/stretchr/testify/require"
@@ -27,7 +27,7 @@ func newFixture(tb testing.TB, cfg ratelimit.Config) *fixture {
 	clk := clocktest.NewManualClock()
 	bus := &events.Bus{}
 	rec := &recorder{}
-	tb.Cleanup(bus.Subscribe(rec.listen))
+	tb.Cleanup(bus.Subscribe(rec.Listen))
 	l, err := ratelimit.New(cfg, policy.Env{Clock: clk, Events: bus, Instance: "api"})
 	require.NoError(tb, err)
 	return &fixture{clk: clk, l: l, h: ratelimit.NewHandle(l), st: ratelimit.Stage[string](l), rec: rec}
@@ -59,22 +59,8 @@ func recv[T any](t tb, ch <-chan T) T {
 	}
 }
 
-type recorder struct {
-	mu  sync.Mutex
-	evs []events.Event
-}
-
-func (r *recorder) listen(e events.Event) {
-	r.mu.Lock()
-	r.evs = append(r.evs, e)
-	r.mu.Unlock()
-}
-
-func (r *recorder) events() []events.Event {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return append([]events.Event(nil), r.evs...)
-}
+// recorder records the events of the instance under test.
+type recorder = testkit.Events
 
 // probe is a link inside the stage under test: it records the start
 // reading it was given and returns end as its end reading (policy.NoStamp

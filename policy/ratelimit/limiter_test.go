@@ -172,7 +172,7 @@ func TestStageUsesSharedReading(t *testing.T) {
 	_, _, err = f.next(p).Run(context.Background())
 	require.NoError(t, err)
 	assert.Equal(t, policy.Stamp(int64(2*time.Second)), p.start)
-	assert.Empty(t, f.rec.events(), "admitted calls publish nothing")
+	assert.Empty(t, f.rec.All(), "admitted calls publish nothing")
 }
 
 func TestStageRejects(t *testing.T) {
@@ -185,7 +185,7 @@ func TestStageRejects(t *testing.T) {
 	require.ErrorAs(t, err, &re)
 	assert.False(t, end.OK())
 	assert.Equal(t, 1, p.calls, "a refused call goes no further")
-	assert.Equal(t, []events.Event{events.CallRejected{Policy: "ratelimit", Instance: "api", Err: re}}, f.rec.events())
+	assert.Equal(t, []events.Event{events.CallRejected{Policy: "ratelimit", Instance: "api", Err: re}}, f.rec.All())
 	assert.Equal(t, ratelimit.Snapshot{Limit: 1, Period: time.Second, Burst: 1, Available: 0, Rejections: 1}, f.h.Snapshot())
 	assert.Zero(t, f.clk.Pending())
 }

@@ -51,7 +51,7 @@ func TestAsyncInTime(t *testing.T) {
 	_, err = fut.Get(context.Background())
 	assert.Same(t, boom, err)
 	assert.Zero(t, f.h.Timeouts())
-	assert.Empty(t, f.rec.events())
+	assert.Empty(t, f.rec.All())
 }
 
 func TestAsyncDeadlineFirst(t *testing.T) {
@@ -64,7 +64,7 @@ func TestAsyncDeadlineFirst(t *testing.T) {
 	assert.ErrorIs(t, err, timeout.ErrCallTimeout)
 	assert.ErrorIs(t, a.ctx.Err(), context.DeadlineExceeded, "the inner work's ctx is done")
 	assert.Equal(t, uint64(1), f.h.Timeouts(), "counted before the future completed")
-	assert.Len(t, f.rec.events(), 1)
+	assert.Len(t, f.rec.All(), 1)
 
 	// The inner future is not cancelled: it keeps its stages' slots until
 	// it completes, and its late outcome changes nothing.

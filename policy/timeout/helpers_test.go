@@ -10,6 +10,7 @@ import (
 	"github.com/resilience4cata/r4c/clocktest"
 	"github.com/resilience4cata/r4c/events"
 	"github.com/resilience4cata/r4c/future"
+	"github.com/resilience4cata/r4c/internal/testkit"
 	"github.com/resilience4cata/r4c/policy"
 	"github.com/resilience4cata/r4c/policy/timeout"
 	"github.com/stretchr/testify/require"
@@ -28,7 +29,7 @@ func newFixture(tb testing.TB, cfg timeout.Config) *fixture {
 	clk := clocktest.NewManualClock()
 	bus := &events.Bus{}
 	rec := &recorder{}
-	stop := bus.Subscribe(rec.listen)
+	stop := bus.Subscribe(rec.Listen)
 	tb.Cleanup(stop)
 	to, err := timeout.New(cfg, policy.Env{Clock: clk, Events: bus, Instance: "search"})
 	require.NoError(tb, err)
@@ -38,27 +39,11 @@ func newFixture(tb testing.TB, cfg timeout.Config) *fixture {
 // blockUntil waits until n timers are armed on the clock.
 func (f *fixture) blockUntil(tb testing.TB, n int) {
 	tb.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	require.NoError(tb, f.clk.BlockUntil(ctx, n), "timers armed: %d", f.clk.Pending())
+	testkit.BlockUntil(tb, f.clk, n)
 }
 
-type recorder struct {
-	mu  sync.Mutex
-	evs []events.Event
-}
-
-func (r *recorder) listen(e events.Event) {
-	r.mu.Lock()
-	r.evs = append(r.evs, e)
-	r.mu.Unlock()
-}
-
-func (r *recorder) events() []events.Event {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return append([]events.Event(nil), r.evs...)
-}
+// recorder records the events of the instance under test.
+type recorder = testkit.Events
 
 // probe is a link inside the stage under test: it records the start
 // reading it was given and returns end as its end reading (policy.NoStamp

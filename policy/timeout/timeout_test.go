@@ -120,7 +120,7 @@ func TestInTime(t *testing.T) {
 			assert.Equal(t, clocktest.Start.Add(2*time.Second), deadline)
 			assert.Zero(t, f.clk.Pending(), "deadline timer released")
 			assert.Zero(t, f.h.Timeouts())
-			assert.Empty(t, f.rec.events(), "an admitted call publishes nothing")
+			assert.Empty(t, f.rec.All(), "an admitted call publishes nothing")
 
 			// An error of the work passes through untouched.
 			boom := errors.New("boom")
@@ -162,7 +162,7 @@ func TestDefaultModeReturnsAtDeadline(t *testing.T) {
 	assert.Empty(t, r.v)
 	assert.Equal(t, policy.Stamp(int64(time.Second)), r.end, "the clock read once at the deadline")
 	assert.Equal(t, uint64(1), f.h.Timeouts())
-	assert.Equal(t, []events.Event{events.Timeout{Instance: "search", Timeout: time.Second}}, f.rec.events())
+	assert.Equal(t, []events.Event{events.Timeout{Instance: "search", Timeout: time.Second}}, f.rec.All())
 	assert.Zero(t, f.clk.Pending())
 
 	select {
@@ -192,7 +192,7 @@ func TestDefaultModeWorkHonoursCtx(t *testing.T) {
 		require.True(t, r.end.OK())
 	}
 	assert.Equal(t, uint64(20), f.h.Timeouts())
-	assert.Len(t, f.rec.events(), 20)
+	assert.Len(t, f.rec.All(), 20)
 }
 
 // The caller's own cancellation is not a timeout, in either mode.
@@ -216,7 +216,7 @@ func TestCallerCancellation(t *testing.T) {
 			assert.True(t, policy.CallerCancelled(ctx, r.err))
 			assert.ErrorIs(t, recv(t, workErr), context.Canceled, "the work's ctx is cancelled with the caller's")
 			assert.Zero(t, f.h.Timeouts())
-			assert.Empty(t, f.rec.events())
+			assert.Empty(t, f.rec.All())
 			assert.Zero(t, drained(f.clk))
 		})
 	}
@@ -287,7 +287,7 @@ func TestCooperativeLateResult(t *testing.T) {
 	assert.Empty(t, r.v, "the late value is dropped")
 	assert.Equal(t, policy.Stamp(5), r.end, "the inner end reading: when the work returned")
 	assert.Equal(t, uint64(1), f.h.Timeouts())
-	assert.Len(t, f.rec.events(), 1)
+	assert.Len(t, f.rec.All(), 1)
 	assert.Zero(t, f.clk.Pending())
 }
 
