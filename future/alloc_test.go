@@ -4,26 +4,8 @@ import (
 	"context"
 	"testing"
 
-	"github.com/stretchr/testify/assert"
-
 	"github.com/resilience4cata/r4c/future"
 )
-
-func TestGetAndDoneAllocateNothing(t *testing.T) {
-	if raceEnabled {
-		t.Skip("allocation counts are not meaningful under -race")
-	}
-	ctx := context.Background()
-	f := future.Completed(1)
-	allocs := testing.AllocsPerRun(1000, func() {
-		<-f.Done()
-		if v, err := f.Get(ctx); v != 1 || err != nil {
-			t.Fatal(v, err)
-		}
-		_ = f.Cancel()
-	})
-	assert.Zero(t, allocs)
-}
 
 func BenchmarkPromiseCompleteGet(b *testing.B) {
 	ctx := context.Background()

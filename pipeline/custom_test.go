@@ -27,23 +27,6 @@ func newReg(t testing.TB, opts ...r4c.Option) *r4c.Registry {
 	return reg
 }
 
-func TestNoopPipelineAllocatesNothing(t *testing.T) {
-	if raceEnabled {
-		t.Skip("the race detector allocates")
-	}
-	p, err := pipeline.NewBuilder[int](newReg(t), "noop").Use(noop{}).Use(noop{}).Use(noop{}).Build()
-	require.NoError(t, err)
-	allocs := testing.AllocsPerRun(1000, func() {
-		if v, err := p.Execute(ok); v != 42 || err != nil {
-			t.Fatal(v, err)
-		}
-	})
-	assert.Zero(t, allocs)
-	ctxFn := func(ctx context.Context) (int, error) { return 1, nil }
-	allocs = testing.AllocsPerRun(1000, func() { _, _ = p.ExecuteContext(context.Background(), ctxFn) })
-	assert.Zero(t, allocs)
-}
-
 func BenchmarkNoopPipeline(b *testing.B) {
 	p, err := pipeline.NewBuilder[int](newReg(b), "noop").Use(noop{}).Use(noop{}).Use(noop{}).Build()
 	require.NoError(b, err)

@@ -5,8 +5,6 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/stretchr/testify/assert"
-
 	"github.com/resilience4cata/r4c/future"
 	"github.com/resilience4cata/r4c/policy"
 )
@@ -37,43 +35,6 @@ var (
 	fnBare     = func() (int, error) { return 1, nil }
 	errBoom    = errors.New("boom")
 )
-
-func TestNextAllocatesNothing(t *testing.T) {
-	if raceEnabled {
-		t.Skip("allocation counts are not meaningful under -race")
-	}
-	ctx := context.Background()
-	ch := policy.NewChain(chainLinks...)
-	allocs := testing.AllocsPerRun(1000, func() {
-		v, err := ch.Next(fnCtx, nil).Call(ctx)
-		if v != 4 || err != nil {
-			t.Fatalf("got %d, %v", v, err)
-		}
-	})
-	assert.Zero(t, allocs, "Next.Call through links, a wrapped policy and fn")
-
-	allocs = testing.AllocsPerRun(1000, func() {
-		_, _, _ = ch.Next(nil, fnBare).Run(ctx)
-	})
-	assert.Zero(t, allocs, "Next.Run with fn0")
-}
-
-func TestClassifiersAllocateNothing(t *testing.T) {
-	if raceEnabled {
-		t.Skip("allocation counts are not meaningful under -race")
-	}
-	cancelled, cancel := context.WithCancel(context.Background())
-	cancel()
-	list := []error{policy.ErrCallTimeout, policy.ErrBulkheadFull}
-	rejected := &policy.RejectedError{Kind: "k", Instance: "i", Err: policy.ErrBulkheadFull}
-	allocs := testing.AllocsPerRun(1000, func() {
-		_ = policy.Matches(errBoom, list, nil)
-		_ = policy.Matches(rejected, list, nil)
-		_ = policy.CallerCancelled(cancelled, context.Canceled)
-		_ = errors.Is(rejected, policy.ErrRejected)
-	})
-	assert.Zero(t, allocs)
-}
 
 func BenchmarkNextCall(b *testing.B) {
 	ctx := context.Background()

@@ -183,19 +183,3 @@ func TestConcurrentEvents(t *testing.T) {
 	wg.Wait()
 	assert.Equal(t, 400, logs.Len())
 }
-
-func TestDisabledLevelsAllocateNothing(t *testing.T) {
-	if raceEnabled {
-		t.Skip("allocation counts are meaningless under the race detector")
-	}
-	core, logs := observer.New(zapcore.InfoLevel)
-	l := r4czap.Listener(zap.New(core))
-	var rejected events.Event = events.CallRejected{Policy: "adaptivelimit", Instance: "search"}
-	var retried events.Event = events.RetryAttempt{Instance: "flaky", Attempt: 2, Err: errBackend}
-	allocs := testing.AllocsPerRun(1000, func() {
-		l(rejected)
-		l(retried)
-	})
-	assert.Zero(t, allocs)
-	assert.Zero(t, logs.Len())
-}

@@ -319,25 +319,6 @@ func TestConcurrentEventsAndCollections(t *testing.T) {
 	assert.Equal(t, want, collect(t, mr))
 }
 
-func TestListenerAllocatesNothing(t *testing.T) {
-	if raceEnabled {
-		t.Skip("allocation counts are meaningless under the race detector")
-	}
-	clk, reg := newRegistry(t)
-	build(t, clk, reg)
-	_, m := newMetrics(t, reg)
-	defer m.Close()
-	// Boxed once, as a policy's Publish call would.
-	var rejected events.Event = events.CallRejected{Policy: "adaptivelimit", Instance: "search"}
-	var changed events.Event = events.LimitChanged{Instance: "search", OldLimit: 1, NewLimit: 2}
-	bus := reg.Events()
-	allocs := testing.AllocsPerRun(1000, func() {
-		bus.Publish(rejected)
-		bus.Publish(changed)
-	})
-	assert.Zero(t, allocs)
-}
-
 var errMeter = errors.New("meter failed")
 
 // failingMeter is a no-op meter whose instrument creation (gauges) or

@@ -289,19 +289,3 @@ func TestConfig(t *testing.T) {
 	assert.Equal(t, []error{errDown}, f.Config().HandleOn, "New copies HandleOn")
 	assert.False(t, f.Handles(context.Background(), errOther))
 }
-
-func TestSyncPathsAllocateNothing(t *testing.T) {
-	if raceEnabled {
-		t.Skip("allocation counts differ under -race")
-	}
-	f, err := fallback.New(fallback.Config{Value: 1}, policy.Env{Events: &events.Bus{}})
-	require.NoError(t, err)
-	s, err := fallback.Stage[int](f)
-	require.NoError(t, err)
-	ctx := context.Background()
-	ok := func() (int, error) { return 2, nil }
-	bad := func() (int, error) { return 0, errDown }
-	ch := policy.NewChain[int]()
-	assert.Zero(t, testing.AllocsPerRun(100, func() { _, _, _ = s.Run(ctx, ch.Next(nil, ok)) }), "success")
-	assert.Zero(t, testing.AllocsPerRun(100, func() { _, _, _ = s.Run(ctx, ch.Next(nil, bad)) }), "handled")
-}

@@ -381,22 +381,6 @@ func TestDisabledPassesThrough(t *testing.T) {
 	assert.False(t, f.h.Handle().Enabled())
 }
 
-func TestDisabledAllocatesNothing(t *testing.T) {
-	if raceEnabled {
-		t.Skip("allocation counts differ under -race")
-	}
-	h, err := hedge.New(hedge.Config{Disabled: true}, policy.Env{})
-	require.NoError(t, err)
-	stage := hedge.Stage[int](h)
-	fn := func() (int, error) { return 1, nil }
-	ctx := context.Background()
-	ch := policy.NewChain[int]()
-	allocs := testing.AllocsPerRun(100, func() {
-		_, _, _ = stage.Run(ctx, ch.Next(nil, fn))
-	})
-	assert.Zero(t, allocs)
-}
-
 func TestCallerCancelledBeforeTheCallStartsNothing(t *testing.T) {
 	f := newFixture(t, hedge.Config{Delay: delay})
 	ctx, cancel := context.WithCancel(context.Background())

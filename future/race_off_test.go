@@ -1,7 +1,0 @@
-//go:build !race
-
-package future_test
-
-// raceEnabled reports whether the race detector is on: allocation counts
-// are not meaningful then.
-const raceEnabled = false

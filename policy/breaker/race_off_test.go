@@ -1,5 +1,0 @@
-//go:build !race
-
-package breaker_test
-
-const raceEnabled = false
