@@ -3,6 +3,8 @@ package r4c
 import (
 	"errors"
 	"strings"
+
+	"github.com/resilience4cata/r4c/internal/engine"
 )
 
 // ErrConfig is matched by every configuration error: errors.Is(err,
@@ -41,7 +43,39 @@ const (
 	CodeSharedMismatch = "R4C-REG-008"
 	// CodeUnknownInstance: a handle asked for an id that no pipeline built.
 	CodeUnknownInstance = "R4C-REG-009"
+	// CodeUnusedKey: an external instance key that matches no instance
+	// built (see Registry.CheckUnusedKeys).
+	CodeUnusedKey = "R4C-REG-010"
 )
+
+// codes maps the engine's codes to the constants above.
+var codes = [engine.NumCodes]string{
+	engine.DurationSyntax:   CodeDurationSyntax,
+	engine.ValueSyntax:      CodeValueSyntax,
+	engine.BoundBelowOne:    CodeBoundBelowOne,
+	engine.NegativeDuration: CodeNegativeDuration,
+	engine.OutOfRange:       CodeOutOfRange,
+	engine.BoundsOrder:      CodeBoundsOrder,
+	engine.Combination:      CodeCombination,
+	engine.InvalidInCode:    CodeInvalidInCode,
+	engine.UnknownKey:       CodeUnknownKey,
+	engine.Source:           CodeSource,
+	engine.UnknownConfig:    CodeUnknownConfig,
+	engine.Builder:          CodeBuilder,
+	engine.SharedMismatch:   CodeSharedMismatch,
+	engine.UnknownInstance:  CodeUnknownInstance,
+	engine.UnusedKey:        CodeUnusedKey,
+}
+
+// export turns the engine's error into a *ConfigError; any other error
+// passes unchanged.
+func export(err error) error {
+	e, ok := err.(*engine.Error)
+	if !ok {
+		return err
+	}
+	return &ConfigError{Code: codes[e.Code], Key: e.Key, Value: e.Value, Rule: e.Rule, Err: e.Err}
+}
 
 // ConfigError is a coded configuration error. It matches ErrConfig with
 // errors.Is, and errors.As reaches it through any wrapping.

@@ -57,6 +57,6 @@ func ExampleWithProperties() {
 	cfg := h.Config()
 	fmt.Println(cfg.Algorithm, cfg.BackoffRatio, cfg.MaxLimit)
 	// Output:
-	// R4C-REG-002 defaults.adaptiveLimit.maxLimt=100: adaptiveLimit has no setting maxLimt (did you mean "maxLimit"?)
+	// R4C-REG-002 defaults.adaptiveLimit.maxLimt=100: adaptiveLimit has no key maxLimt (did you mean "maxLimit"?)
 	// aimd 0.8 100
 }

@@ -1,292 +1,190 @@
 package r4c
 
-import (
-	"errors"
-	"fmt"
-	"sort"
-	"strings"
+// The fixed public names of the eight policy kinds, each a line over the
+// one engine: With<Kind>Defaults and With<Kind>Config add code layers,
+// reg.<Kind>(id) returns an instance's handle.
 
-	"github.com/resilience4cata/r4c/policy"
+import (
+	"github.com/resilience4cata/r4c/internal/engine"
+	"github.com/resilience4cata/r4c/internal/kinds"
+	"github.com/resilience4cata/r4c/policy/adaptivelimit"
+	"github.com/resilience4cata/r4c/policy/breaker"
+	"github.com/resilience4cata/r4c/policy/bulkhead"
+	"github.com/resilience4cata/r4c/policy/fallback"
+	"github.com/resilience4cata/r4c/policy/hedge"
+	"github.com/resilience4cata/r4c/policy/ratelimit"
+	"github.com/resilience4cata/r4c/policy/retry"
+	"github.com/resilience4cata/r4c/policy/timeout"
 )
 
-// kind describes one policy kind to the registry: its flat-key name, its
-// settings, and how to default, validate and build its Config. The
-// registry's layering, sharing and error reporting are written once, here,
-// for every kind.
-type kind[C any, I any] struct {
-	key      string   // flat-key segment, such as "adaptiveLimit"
-	aliases  []string // other accepted segments, such as "circuitBreaker"
-	fields   []field[C]
-	defaults func(C) C
-	validate func(C) error
-	build    func(C, policy.Env) (I, error)
-	names    func(*C) (name, base *string)
+// WithAdaptiveLimitDefaults sets what every adaptive limit of the registry starts from,
+// above the built-in defaults. configure gets a zero Config and sets what it
+// wants: the fields it leaves zero are not set at this level (use
+// Config.SetZero to set one back to zero, Config.Enable to clear Disabled).
+// NewRegistry runs configure once; a value it sets that breaks a rule, a
+// Name or BaseConfig (which only a builder sets) or an unknown SetZero name
+// makes NewRegistry fail with R4C-REG-001. Funcs and lists set here (DropOn,
+// DropIf) reach every instance, shared ones included.
+func WithAdaptiveLimitDefaults(configure func(*adaptivelimit.Config)) Option {
+	return defaultsOption(kinds.AdaptiveLimit, configure)
 }
 
-// store is what the registry holds for one kind: the code layers given to
-// NewRegistry and the instances built so far.
-type store[C any, I any] struct {
-	k         *kind[C, I]
-	defaults  []func(*C)
-	configs   map[string][]func(*C)
-	instances map[string]*instance[C, I]
+// WithAdaptiveLimitConfig defines (or adds to) the named configuration name, which
+// an adaptive limit starts from when its Config.BaseConfig (or the key
+// instances.<id>.adaptiveLimit.baseConfig) names it. It sits above the defaults,
+// with the same rules as [WithAdaptiveLimitDefaults]. It is where the funcs and
+// lists of a shared instance belong: every builder sharing the instance
+// sets BaseConfig to name.
+func WithAdaptiveLimitConfig(name string, configure func(*adaptivelimit.Config)) Option {
+	return configOption(kinds.AdaptiveLimit, name, configure)
 }
 
-type instance[C any, I any] struct {
-	cfg  C
-	inst I
+// AdaptiveLimit returns the handle of the adaptive limit with this id: the pipeline's name,
+// or the Config.Name it was given. An id no pipeline built is an
+// R4C-REG-009 error naming the nearest id.
+func (r *Registry) AdaptiveLimit(id string) (*adaptivelimit.Handle, error) {
+	return handle(r, kinds.AdaptiveLimit, id, (*adaptivelimit.Limiter).Handle)
 }
 
-func newStore[C any, I any](k *kind[C, I]) *store[C, I] {
-	return &store[C, I]{k: k, configs: map[string][]func(*C){}, instances: map[string]*instance[C, I]{}}
+// WithTimeoutDefaults sets what every timeout of the registry starts from,
+// above the built-in defaults; see [WithAdaptiveLimitDefaults] for the rules.
+func WithTimeoutDefaults(configure func(*timeout.Config)) Option {
+	return defaultsOption(kinds.Timeout, configure)
 }
 
-// kindStore is the part of a store the registry uses without knowing C.
-type kindStore interface {
-	kindKey() string
-	kindAliases() []string
-	fieldKeys() []string
-	// checkValue parses v for setting key, to report bad external values
-	// when the registry is built.
-	checkValue(fullKey, key, v string) error
-	// checkLayers validates the defaults and every named configuration.
-	checkLayers(r *Registry) error
-	hasConfig(name string) bool
-	codeConfigNames() []string
-	ids() []string
+// WithTimeoutConfig defines (or adds to) the named timeout configuration name,
+// used through Config.BaseConfig; see [WithAdaptiveLimitConfig].
+func WithTimeoutConfig(name string, configure func(*timeout.Config)) Option {
+	return configOption(kinds.Timeout, name, configure)
 }
 
-func (s *store[C, I]) kindKey() string       { return s.k.key }
-func (s *store[C, I]) kindAliases() []string { return s.k.aliases }
-
-func (s *store[C, I]) fieldKeys() []string {
-	keys := make([]string, 0, len(s.k.fields)+1)
-	keys = append(keys, "baseConfig")
-	for _, f := range s.k.fields {
-		keys = append(keys, f.key)
-	}
-	return keys
+// Timeout returns the handle of the timeout with this id. An unknown id is an
+// R4C-REG-009 error.
+func (r *Registry) Timeout(id string) (*timeout.Handle, error) {
+	return handle(r, kinds.Timeout, id, (*timeout.Timeout).Handle)
 }
 
-func (s *store[C, I]) field(key string) *field[C] {
-	for i := range s.k.fields {
-		if s.k.fields[i].key == key {
-			return &s.k.fields[i]
-		}
-	}
-	return nil
+// WithBulkheadDefaults sets what every bulkhead of the registry starts from,
+// above the built-in defaults; see [WithAdaptiveLimitDefaults] for the rules.
+func WithBulkheadDefaults(configure func(*bulkhead.Config)) Option {
+	return defaultsOption(kinds.Bulkhead, configure)
 }
 
-func (s *store[C, I]) checkValue(fullKey, key, v string) error {
-	if key == "baseConfig" {
-		return nil
-	}
-	var c C
-	return s.setErr(fullKey, s.field(key).set(&c, v), v)
+// WithBulkheadConfig defines (or adds to) the named bulkhead configuration name,
+// used through Config.BaseConfig; see [WithAdaptiveLimitConfig].
+func WithBulkheadConfig(name string, configure func(*bulkhead.Config)) Option {
+	return configOption(kinds.Bulkhead, name, configure)
 }
 
-// setErr wraps an error from a field setter into a coded ConfigError.
-func (s *store[C, I]) setErr(fullKey string, err error, v string) error {
-	if err == nil {
-		return nil
-	}
-	var fe *policy.FieldError
-	if errors.As(err, &fe) {
-		return &ConfigError{Code: classCode(fe.Class), Key: fullKey, Value: v, Rule: fe.Rule, Err: err}
-	}
-	return &ConfigError{Code: syntaxCode(err), Key: fullKey, Value: v, Rule: err.Error(), Err: err}
+// Bulkhead returns the handle of the bulkhead with this id. An unknown id is an
+// R4C-REG-009 error.
+func (r *Registry) Bulkhead(id string) (*bulkhead.Handle, error) {
+	return handle(r, kinds.Bulkhead, id, (*bulkhead.Bulkhead).Handle)
 }
 
-func (s *store[C, I]) hasConfig(name string) bool {
-	_, ok := s.configs[name]
-	return ok
+// WithRateLimitDefaults sets what every rate limiter of the registry starts from,
+// above the built-in defaults; see [WithAdaptiveLimitDefaults] for the rules.
+func WithRateLimitDefaults(configure func(*ratelimit.Config)) Option {
+	return defaultsOption(kinds.RateLimit, configure)
 }
 
-func (s *store[C, I]) ids() []string {
-	ids := make([]string, 0, len(s.instances))
-	for id := range s.instances {
-		ids = append(ids, id)
-	}
-	sort.Strings(ids)
-	return ids
+// WithRateLimitConfig defines (or adds to) the named rate limiter configuration name,
+// used through Config.BaseConfig; see [WithAdaptiveLimitConfig].
+func WithRateLimitConfig(name string, configure func(*ratelimit.Config)) Option {
+	return configOption(kinds.RateLimit, name, configure)
 }
 
-// classCode maps the family of a broken rule to its code.
-func classCode(c policy.Class) string {
-	switch c {
-	case policy.ClassBound:
-		return CodeBoundBelowOne
-	case policy.ClassOrder:
-		return CodeBoundsOrder
-	case policy.ClassDuration:
-		return CodeNegativeDuration
-	case policy.ClassCombination:
-		return CodeCombination
-	default:
-		return CodeOutOfRange
-	}
+// RateLimit returns the handle of the rate limiter with this id. An unknown id is an
+// R4C-REG-009 error.
+func (r *Registry) RateLimit(id string) (*ratelimit.Handle, error) {
+	return handle(r, kinds.RateLimit, id, (*ratelimit.Limiter).Handle)
 }
 
-// applyCode runs a code layer on a fresh Config and copies what it set.
-func applyCode[C any](c *C, layer []func(*C)) {
-	for _, fn := range layer {
-		var l C
-		fn(&l)
-		mergeSet(c, &l)
-	}
+// WithRetryDefaults sets what every retry of the registry starts from,
+// above the built-in defaults; see [WithAdaptiveLimitDefaults] for the rules.
+func WithRetryDefaults(configure func(*retry.Config)) Option {
+	return defaultsOption(kinds.Retry, configure)
 }
 
-// applyExternal sets the external values of one scope; they can set any
-// value, zero included.
-func (s *store[C, I]) applyExternal(r *Registry, c *C, scope, name string) error {
-	for _, e := range r.ext.entries(scope, name, s.k.key) {
-		if e.setting == "baseConfig" {
-			_, base := s.k.names(c)
-			*base = e.value
-			continue
-		}
-		if err := s.field(e.setting).set(c, e.value); err != nil {
-			return s.setErr(e.key, err, e.value)
-		}
-	}
-	return nil
+// WithRetryConfig defines (or adds to) the named retry configuration name,
+// used through Config.BaseConfig; see [WithAdaptiveLimitConfig].
+func WithRetryConfig(name string, configure func(*retry.Config)) Option {
+	return configOption(kinds.Retry, name, configure)
 }
 
-// validateAs defaults and validates c; a broken rule is reported with the
-// code of its class, or with R4C-REG-001 when inCode.
-func (s *store[C, I]) validateAs(c C, prefix string, inCode bool) (C, error) {
-	d := s.k.defaults(c)
-	if err := s.k.validate(d); err != nil {
-		var fe *policy.FieldError
-		if !errors.As(err, &fe) {
-			return d, &ConfigError{Code: CodeCombination, Key: prefix, Rule: err.Error(), Err: err}
-		}
-		code := classCode(fe.Class)
-		if inCode {
-			code = CodeInvalidInCode
-		}
-		return d, &ConfigError{Code: code, Key: prefix + "." + fe.Key, Value: fe.Value, Rule: fe.Rule, Err: err}
-	}
-	return d, nil
+// Retry returns the handle of the retry with this id. An unknown id is an
+// R4C-REG-009 error.
+func (r *Registry) Retry(id string) (*retry.Handle, error) {
+	return handle(r, kinds.Retry, id, (*retry.Retry).Handle)
 }
 
-func (s *store[C, I]) checkLayers(r *Registry) error {
-	var c C
-	applyCode(&c, s.defaults)
-	if _, err := s.validateAs(c, "defaults."+s.k.key, true); err != nil {
-		return err
-	}
-	if err := s.applyExternal(r, &c, scopeDefaults, ""); err != nil {
-		return err
-	}
-	if _, err := s.validateAs(c, "defaults."+s.k.key, false); err != nil {
-		return err
-	}
-	for _, n := range r.configNames(s) {
-		nc := c
-		codeOnly := c
-		applyCode(&codeOnly, s.configs[n])
-		if _, err := s.validateAs(codeOnly, "configs."+n+"."+s.k.key, true); err != nil {
-			return err
-		}
-		applyCode(&nc, s.configs[n])
-		if err := s.applyExternal(r, &nc, scopeConfigs, n); err != nil {
-			return err
-		}
-		if _, err := s.validateAs(nc, "configs."+n+"."+s.k.key, false); err != nil {
-			return err
-		}
-	}
-	return nil
+// WithBreakerDefaults sets what every circuit breaker of the registry starts from,
+// above the built-in defaults; see [WithAdaptiveLimitDefaults] for the rules.
+func WithBreakerDefaults(configure func(*breaker.Config)) Option {
+	return defaultsOption(kinds.Breaker, configure)
 }
 
-// resolve computes the configuration of the instance a builder asks for:
-// built-in < defaults < named configuration < builder values < external
-// instance values, external over code at each level. It returns the
-// instance id and the defaulted, validated configuration.
-func (s *store[C, I]) resolve(r *Registry, pipeline string, configure func(*C)) (string, C, error) {
-	var zero C
-	var b C
-	if configure != nil {
-		configure(&b)
-	}
-	bn, bb := s.k.names(&b)
-	id := pipeline
-	if *bn != "" {
-		id = *bn
-	}
-	if err := checkID(id); err != nil {
-		return "", zero, err
-	}
-	var c C
-	applyCode(&c, s.defaults)
-	if err := s.applyExternal(r, &c, scopeDefaults, ""); err != nil {
-		return "", zero, err
-	}
-	base := *bb
-	if ext, ok := r.ext.get(scopeInstances, id, s.k.key, "baseConfig"); ok {
-		base = ext
-	}
-	if base != "" {
-		if !s.hasConfig(base) && !r.ext.hasConfig(base, s.k.key) {
-			return "", zero, &ConfigError{Code: CodeUnknownConfig, Key: "instances." + id + "." + s.k.key + ".baseConfig", Value: base,
-				Rule: "names no " + s.k.key + " configuration" + suggestion(base, r.configNames(s))}
-		}
-		applyCode(&c, s.configs[base])
-		if err := s.applyExternal(r, &c, scopeConfigs, base); err != nil {
-			return "", zero, err
-		}
-	}
-	mergeSet(&c, &b)
-	if err := s.applyExternal(r, &c, scopeInstances, id); err != nil {
-		return "", zero, err
-	}
-	// The resolved configuration records the instance id; how it was
-	// reached (its BaseConfig) does not matter when two pipelines share it.
-	n, bc := s.k.names(&c)
-	*n, *bc = id, ""
-	d, err := s.validateAs(c, "instances."+id+"."+s.k.key, false)
+// WithBreakerConfig defines (or adds to) the named circuit breaker configuration name,
+// used through Config.BaseConfig; see [WithAdaptiveLimitConfig].
+func WithBreakerConfig(name string, configure func(*breaker.Config)) Option {
+	return configOption(kinds.Breaker, name, configure)
+}
+
+// Breaker returns the handle of the circuit breaker with this id. An unknown id is an
+// R4C-REG-009 error.
+func (r *Registry) Breaker(id string) (*breaker.Handle, error) {
+	return handle(r, kinds.Breaker, id, (*breaker.Breaker).Handle)
+}
+
+// WithHedgeDefaults sets what every hedge of the registry starts from,
+// above the built-in defaults; see [WithAdaptiveLimitDefaults] for the rules.
+func WithHedgeDefaults(configure func(*hedge.Config)) Option {
+	return defaultsOption(kinds.Hedge, configure)
+}
+
+// WithHedgeConfig defines (or adds to) the named hedge configuration name,
+// used through Config.BaseConfig; see [WithAdaptiveLimitConfig].
+func WithHedgeConfig(name string, configure func(*hedge.Config)) Option {
+	return configOption(kinds.Hedge, name, configure)
+}
+
+// Hedge returns the handle of the hedge with this id. An unknown id is an
+// R4C-REG-009 error.
+func (r *Registry) Hedge(id string) (*hedge.Handle, error) {
+	return handle(r, kinds.Hedge, id, (*hedge.Hedge).Handle)
+}
+
+// WithFallbackDefaults sets what every fallback of the registry starts from,
+// above the built-in defaults; see [WithAdaptiveLimitDefaults] for the rules.
+func WithFallbackDefaults(configure func(*fallback.Config)) Option {
+	return defaultsOption(kinds.Fallback, configure)
+}
+
+// WithFallbackConfig defines (or adds to) the named fallback configuration name,
+// used through Config.BaseConfig; see [WithAdaptiveLimitConfig].
+func WithFallbackConfig(name string, configure func(*fallback.Config)) Option {
+	return configOption(kinds.Fallback, name, configure)
+}
+
+// Fallback returns the handle of the fallback with this id. An unknown id is an
+// R4C-REG-009 error.
+func (r *Registry) Fallback(id string) (*fallback.Handle, error) {
+	return handle(r, kinds.Fallback, id, (*fallback.Fallback).Handle)
+}
+
+func defaultsOption[C any, I any](k *engine.Kind[C, I], configure func(*C)) Option {
+	return optionFunc(func(r *Registry) error { return engine.AddDefaults(r.e, k, configure) })
+}
+
+func configOption[C any, I any](k *engine.Kind[C, I], name string, configure func(*C)) Option {
+	return optionFunc(func(r *Registry) error { return engine.AddConfig(r.e, k, name, configure) })
+}
+
+func handle[C any, I any, H any](r *Registry, k *engine.Kind[C, I], id string, h func(I) H) (H, error) {
+	inst, err := engine.Lookup(r.e, k, id)
 	if err != nil {
-		return "", zero, err
+		var zero H
+		return zero, export(err)
 	}
-	return id, d, nil
-}
-
-func checkID(id string) error {
-	if strings.TrimSpace(id) == "" {
-		return &ConfigError{Code: CodeBuilder, Key: "name", Value: id, Rule: "an instance needs a non-empty name"}
-	}
-	return nil
-}
-
-func suggestion(word string, candidates []string) string {
-	if s := suggest(word, candidates); s != "" {
-		return fmt.Sprintf(" (did you mean %q?)", s)
-	}
-	return ""
-}
-
-func defaultsOption[C any, I any](sel func(*Registry) *store[C, I], configure func(*C)) Option {
-	return optionFunc(func(r *Registry) error {
-		if configure != nil {
-			s := sel(r)
-			s.defaults = append(s.defaults, configure)
-		}
-		return nil
-	})
-}
-
-func configOption[C any, I any](sel func(*Registry) *store[C, I], name string, configure func(*C)) Option {
-	return optionFunc(func(r *Registry) error {
-		if err := checkID(name); err != nil {
-			return err
-		}
-		s := sel(r)
-		s.configs[name] = append(s.configs[name], func(c *C) {
-			if configure != nil {
-				configure(c)
-			}
-		})
-		return nil
-	})
+	return h(inst), nil
 }

@@ -152,7 +152,11 @@ func TestEveryErrorCode(t *testing.T) {
 	t.Run("ATR-003 bound below one in builder", func(t *testing.T) {
 		ce := code(t, buildWith(func(c *adaptivelimit.Config) { c.MinLimit = -1 }), r4c.CodeBoundBelowOne, "instances.search.adaptiveLimit.minLimit")
 		assert.Equal(t, "-1", ce.Value)
-		code(t, newReg(props("instances.x.adaptiveLimit.maxLimit", "0")), r4c.CodeBoundBelowOne)
+		// A range is judged when the instance is built, with the text given.
+		require.NoError(t, newReg(props("instances.search.adaptiveLimit.maxLimit", "0")))
+		ce = code(t, buildWith(nil, props("instances.search.adaptiveLimit.maxLimit", "0")), r4c.CodeBoundBelowOne,
+			"instances.search.adaptiveLimit.maxLimit=0")
+		assert.Equal(t, "0", ce.Value)
 	})
 	t.Run("ATR-004 negative duration", func(t *testing.T) {
 		code(t, buildWith(func(c *adaptivelimit.Config) { c.MaxWait = -time.Second }), r4c.CodeNegativeDuration, "maxWait")

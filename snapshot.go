@@ -1,6 +1,8 @@
 package r4c
 
 import (
+	"github.com/resilience4cata/r4c/internal/engine"
+	"github.com/resilience4cata/r4c/internal/kinds"
 	"github.com/resilience4cata/r4c/policy/adaptivelimit"
 	"github.com/resilience4cata/r4c/policy/breaker"
 	"github.com/resilience4cata/r4c/policy/bulkhead"
@@ -25,27 +27,19 @@ type Snapshot struct {
 	Fallbacks      map[string]fallback.Snapshot
 }
 
-// Snapshot returns the figures of every instance built so far.
+// Snapshot returns the figures of every instance built so far. Each
+// snapshot type marshals to JSON with its enumerations as names and its
+// durations as Go duration strings ("250ms"), so a Snapshot can be served
+// as it is.
 func (r *Registry) Snapshot() Snapshot {
-	r.mu.Lock()
-	defer r.mu.Unlock()
 	return Snapshot{
-		AdaptiveLimits: snapshots(r.adaptive, func(l *adaptivelimit.Limiter) adaptivelimit.Snapshot { return l.Handle().Snapshot() }),
-		Timeouts:       snapshots(r.timeout, func(t *timeout.Timeout) timeout.Snapshot { return t.Handle().Snapshot() }),
-		Bulkheads:      snapshots(r.bulkhead, func(b *bulkhead.Bulkhead) bulkhead.Snapshot { return b.Handle().Snapshot() }),
-		RateLimits:     snapshots(r.ratelimit, func(l *ratelimit.Limiter) ratelimit.Snapshot { return l.Handle().Snapshot() }),
-		Retries:        snapshots(r.retry, func(x *retry.Retry) retry.Snapshot { return x.Handle().Snapshot() }),
-		Breakers:       snapshots(r.breaker, func(b *breaker.Breaker) breaker.Snapshot { return b.Handle().Snapshot() }),
-		Hedges:         snapshots(r.hedge, func(h *hedge.Hedge) hedge.Snapshot { return h.Handle().Snapshot() }),
-		Fallbacks:      snapshots(r.fallback, func(f *fallback.Fallback) fallback.Snapshot { return f.Handle().Snapshot() }),
+		AdaptiveLimits: engine.Instances(r.e, kinds.AdaptiveLimit, func(l *adaptivelimit.Limiter) adaptivelimit.Snapshot { return l.Handle().Snapshot() }),
+		Timeouts:       engine.Instances(r.e, kinds.Timeout, func(t *timeout.Timeout) timeout.Snapshot { return t.Handle().Snapshot() }),
+		Bulkheads:      engine.Instances(r.e, kinds.Bulkhead, func(b *bulkhead.Bulkhead) bulkhead.Snapshot { return b.Handle().Snapshot() }),
+		RateLimits:     engine.Instances(r.e, kinds.RateLimit, func(l *ratelimit.Limiter) ratelimit.Snapshot { return l.Handle().Snapshot() }),
+		Retries:        engine.Instances(r.e, kinds.Retry, func(x *retry.Retry) retry.Snapshot { return x.Handle().Snapshot() }),
+		Breakers:       engine.Instances(r.e, kinds.Breaker, func(b *breaker.Breaker) breaker.Snapshot { return b.Handle().Snapshot() }),
+		Hedges:         engine.Instances(r.e, kinds.Hedge, func(h *hedge.Hedge) hedge.Snapshot { return h.Handle().Snapshot() }),
+		Fallbacks:      engine.Instances(r.e, kinds.Fallback, func(f *fallback.Fallback) fallback.Snapshot { return f.Handle().Snapshot() }),
 	}
-}
-
-// snapshots reads every instance of s. r.mu is held.
-func snapshots[C any, I any, S any](s *store[C, I], read func(I) S) map[string]S {
-	m := make(map[string]S, len(s.instances))
-	for id, in := range s.instances {
-		m[id] = read(in.inst)
-	}
-	return m
 }

@@ -96,7 +96,7 @@ func rateOne(c *ratelimit.Config) { c.Limit, c.Period, c.Burst = 1, time.Hour, 1
 // so every call's latency is measured.
 func breakerSlow(c *breaker.Config) {
 	c.SlowCallDuration = time.Second
-	c.SlowCallRateThreshold = 50
+	c.SlowCallRateThreshold = 0.5
 }
 
 func retryDefault(c *retry.Config) { c.MaxAttempts = 3 }

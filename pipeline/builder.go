@@ -4,6 +4,9 @@ import (
 	"strconv"
 
 	"github.com/resilience4cata/r4c"
+	"github.com/resilience4cata/r4c/internal/engine"
+	"github.com/resilience4cata/r4c/internal/kinds"
+	"github.com/resilience4cata/r4c/internal/seam"
 	"github.com/resilience4cata/r4c/policy"
 	"github.com/resilience4cata/r4c/policy/adaptivelimit"
 	"github.com/resilience4cata/r4c/policy/breaker"
@@ -161,17 +164,17 @@ func (b *Builder[T]) Build() (*Pipeline[T], error) {
 		links = append(links, l)
 		p.kinds = append(p.kinds, kind)
 	}
-	err := b.reg.Update(func(tx *r4c.Tx) error {
+	err := seam.Update(b.reg, func(tx *engine.Tx) error {
 		// The fixed order, outermost first.
 		return firstErr(
-			place(b.fallback, b.name, tx.Fallback, fallbackStage[T], "fallback", add),
-			place(b.retry, b.name, tx.Retry, always(retry.Stage[T]), "retry", add),
-			place(b.breaker, b.name, tx.Breaker, always(breaker.Stage[T]), "breaker", add),
-			place(b.hedge, b.name, tx.Hedge, always(hedge.Stage[T]), "hedge", add),
-			place(b.ratelimit, b.name, tx.RateLimit, always(ratelimit.Stage[T]), "ratelimit", add),
-			place(b.adaptive, b.name, tx.AdaptiveLimit, always(adaptivelimit.Stage[T]), "adaptivelimit", add),
-			place(b.timeout, b.name, tx.Timeout, always(timeout.Stage[T]), "timeout", add),
-			place(b.bulkhead, b.name, tx.Bulkhead, always(bulkhead.Stage[T]), "bulkhead", add),
+			place(tx, kinds.Fallback, b.fallback, b.name, fallbackStage[T], "fallback", add),
+			place(tx, kinds.Retry, b.retry, b.name, always(retry.Stage[T]), "retry", add),
+			place(tx, kinds.Breaker, b.breaker, b.name, always(breaker.Stage[T]), "breaker", add),
+			place(tx, kinds.Hedge, b.hedge, b.name, always(hedge.Stage[T]), "hedge", add),
+			place(tx, kinds.RateLimit, b.ratelimit, b.name, always(ratelimit.Stage[T]), "ratelimit", add),
+			place(tx, kinds.AdaptiveLimit, b.adaptive, b.name, always(adaptivelimit.Stage[T]), "adaptivelimit", add),
+			place(tx, kinds.Timeout, b.timeout, b.name, always(timeout.Stage[T]), "timeout", add),
+			place(tx, kinds.Bulkhead, b.bulkhead, b.name, always(bulkhead.Stage[T]), "bulkhead", add),
 			func() error {
 				for _, c := range b.custom {
 					add("custom", policy.Wrap(c))
@@ -188,14 +191,15 @@ func (b *Builder[T]) Build() (*Pipeline[T], error) {
 	return p, nil
 }
 
-// place returns a step that resolves one kind's core and adds its stage.
-func place[T any, C any, I any](s stageConfig[C], name string, resolve func(string, func(*C)) (I, error),
+// place returns a step that resolves one kind's core in tx and adds its
+// stage.
+func place[T any, C any, I any](tx *engine.Tx, k *engine.Kind[C, I], s stageConfig[C], name string,
 	stage func(I) (policy.Link[T], error), kind string, add func(string, policy.Link[T])) func() error {
 	return func() error {
 		if !s.on {
 			return nil
 		}
-		core, err := resolve(name, s.configure())
+		core, err := engine.Resolve(tx, k, name, s.configure())
 		if err != nil {
 			return err
 		}
@@ -217,7 +221,7 @@ func always[T any, I any](stage func(I) policy.Link[T]) func(I) (policy.Link[T],
 func fallbackStage[T any](f *fallback.Fallback) (policy.Link[T], error) {
 	l, err := fallback.Stage[T](f)
 	if err != nil {
-		return nil, r4c.StageError("fallback", f.Config().Name, err)
+		return nil, engine.StageError(kinds.Fallback.Name, f.Config().Name, err)
 	}
 	return l, nil
 }

@@ -48,8 +48,12 @@ func (t tapLink) RunAsync(ctx context.Context, next policy.AsyncNext[int]) *futu
 }
 
 // calls adds each kind to a builder, by name, so tests can permute them.
+// The fallback's value comes from the named configuration "zero" (see
+// withZero): the tests build one pipeline name many times, so its
+// instances are shared, and a shared instance takes its funcs and values
+// from a named configuration.
 var calls = map[string]func(*pipeline.Builder[int]){
-	"fallback":      func(b *pipeline.Builder[int]) { b.Fallback(fallback.Return(0)) },
+	"fallback":      func(b *pipeline.Builder[int]) { b.Fallback(func(c *fallback.Config) { c.BaseConfig = "zero" }) },
 	"retry":         func(b *pipeline.Builder[int]) { b.Retry(nil) },
 	"breaker":       func(b *pipeline.Builder[int]) { b.Breaker(nil) },
 	"hedge":         func(b *pipeline.Builder[int]) { b.Hedge(nil) },
@@ -59,6 +63,9 @@ var calls = map[string]func(*pipeline.Builder[int]){
 	"bulkhead":      func(b *pipeline.Builder[int]) { b.Bulkhead(nil) },
 	"custom":        func(b *pipeline.Builder[int]) { b.Use(noop{}) },
 }
+
+// withZero defines the fallback configuration "zero" that calls uses.
+var withZero = r4c.WithFallbackConfig("zero", fallback.Return(0))
 
 // fixedOrder is the documented order, outermost first.
 var fixedOrder = []string{"fallback", "retry", "breaker", "hedge", "ratelimit", "adaptivelimit", "timeout", "bulkhead", "custom"}
@@ -99,7 +106,7 @@ func TestOrderIsFixedForEveryPermutation(t *testing.T) {
 	// One registry: every build resolves the same instances, so the test
 	// measures placement, not construction. The rate limit is wide enough
 	// for every call.
-	reg, err := r4c.NewRegistry(r4c.WithClock(clk),
+	reg, err := r4c.NewRegistry(r4c.WithClock(clk), withZero,
 		r4c.WithRateLimitDefaults(func(c *ratelimit.Config) { c.Limit = 1 << 20; c.Burst = 1 << 20 }))
 	require.NoError(t, err)
 	kinds := append([]string(nil), fixedOrder...)
@@ -136,7 +143,7 @@ func TestOrderIsFixedForEveryPermutation(t *testing.T) {
 
 func TestAsyncOrderMatchesSyncOrder(t *testing.T) {
 	clk := clocktest.NewManualClock()
-	reg, err := r4c.NewRegistry(r4c.WithClock(clk))
+	reg, err := r4c.NewRegistry(r4c.WithClock(clk), withZero)
 	require.NoError(t, err)
 	rec := &record{}
 	b := pipeline.NewBuilder[int](reg, "order")

@@ -97,9 +97,9 @@ var rateLimitSpecs = []spec[ratelimit.Snapshot]{
 
 var breakerSpecs = []spec[breaker.Snapshot]{
 	{"r4c.breaker.failure.ratio", "Failed calls among the calls the breaker judges on (0 to 1); absent while too few.", "1", floatGauge,
-		func(s breaker.Snapshot) (float64, bool) { return s.FailureRate / 100, s.FailureRate >= 0 }},
+		func(s breaker.Snapshot) (float64, bool) { return s.FailureRate, s.FailureRate >= 0 }},
 	{"r4c.breaker.slow.call.ratio", "Slow calls among the calls the breaker judges on (0 to 1); absent while too few.", "1", floatGauge,
-		func(s breaker.Snapshot) (float64, bool) { return s.SlowCallRate / 100, s.SlowCallRate >= 0 }},
+		func(s breaker.Snapshot) (float64, bool) { return s.SlowCallRate, s.SlowCallRate >= 0 }},
 	{"r4c.breaker.buffered.calls", "Calls in the breaker's current window (closed) or trial calls that ended (half-open).", "{call}", intGauge,
 		always(func(s breaker.Snapshot) float64 { return float64(s.BufferedCalls) })},
 	{"r4c.breaker.calls", "Calls the breaker recorded (successes and failures) since it was built or reset.", "{call}", intCounter,

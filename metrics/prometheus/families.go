@@ -93,9 +93,9 @@ var rateLimitSpecs = []spec[ratelimit.Snapshot]{
 
 var breakerSpecs = []spec[breaker.Snapshot]{
 	{name: "r4c_breaker_failure_ratio", help: "Failed calls among the calls the breaker judges on (0 to 1); absent while too few.",
-		value: func(s breaker.Snapshot) (float64, bool) { return s.FailureRate / 100, s.FailureRate >= 0 }},
+		value: func(s breaker.Snapshot) (float64, bool) { return s.FailureRate, s.FailureRate >= 0 }},
 	{name: "r4c_breaker_slow_call_ratio", help: "Slow calls among the calls the breaker judges on (0 to 1); absent while too few.",
-		value: func(s breaker.Snapshot) (float64, bool) { return s.SlowCallRate / 100, s.SlowCallRate >= 0 }},
+		value: func(s breaker.Snapshot) (float64, bool) { return s.SlowCallRate, s.SlowCallRate >= 0 }},
 	gauge("r4c_breaker_buffered_calls", "Calls in the breaker's current window (closed) or trial calls that ended (half-open).",
 		func(s breaker.Snapshot) float64 { return float64(s.BufferedCalls) }),
 	counter("r4c_breaker_calls_total", "Calls the breaker recorded (successes and failures) since it was built or reset.",

@@ -2,6 +2,7 @@ package adaptivelimit
 
 import (
 	"math"
+	"strings"
 	"time"
 
 	"github.com/resilience4cata/r4c/policy"
@@ -43,9 +44,39 @@ func (a Algorithm) String() string {
 	return "unknown"
 }
 
+// MarshalText returns the name String returns; an Algorithm that is none
+// of the four is a [*policy.FieldError].
+func (a Algorithm) MarshalText() ([]byte, error) {
+	if a > Little {
+		return nil, &policy.FieldError{Key: "algorithm", Value: policy.Int(int(a)), Rule: "must be gradient2, aimd, vegas or little", Class: policy.ClassRange}
+	}
+	return []byte(a.String()), nil
+}
+
+// UnmarshalText sets a from its name, as the flat key algorithm takes it:
+// "gradient2", "aimd", "vegas" or "little", case-insensitive. An unknown
+// name is a [*policy.FieldError] and leaves a unchanged.
+func (a *Algorithm) UnmarshalText(b []byte) error {
+	switch strings.ToLower(strings.TrimSpace(string(b))) {
+	case "gradient2":
+		*a = Gradient2
+	case "aimd":
+		*a = AIMD
+	case "vegas":
+		*a = Vegas
+	case "little":
+		*a = Little
+	default:
+		return &policy.FieldError{Key: "algorithm", Value: string(b), Rule: "must be gradient2, aimd, vegas or little", Class: policy.ClassRange}
+	}
+	return nil
+}
+
 // Config configures an adaptive limit. The zero value of every field means
 // "not set here": the registry fills it from the layer below, and [New]
-// from the defaults given on each field.
+// from the defaults given on each field. To set a field back to zero over
+// a lower layer, use [Config.SetZero] (or [Config.Enable] for Disabled).
+// [Keys] lists the flat key of each field.
 type Config struct {
 	// Name shares one limit between pipelines: every pipeline that gives the
 	// same Name uses the same instance, which must resolve to the same
@@ -110,6 +141,9 @@ type Config struct {
 	// priority work is shed first as the limit fills. In (0, 1]; 1 treats
 	// low priority like normal. Default 0.8.
 	LowPriorityShare float64
+
+	// zero records the keys set to zero on purpose (SetZero, Enable).
+	zero policy.ZeroSet
 }
 
 // The built-in defaults that [Config.WithDefaults] applies.
@@ -143,18 +177,20 @@ const (
 // error: an unset MaxLimit is raised to MinLimit when MinLimit is above 200,
 // and an unset InitialLimit is 20 moved into [MinLimit, MaxLimit]; an unset
 // Smoothing is 1.0 for Vegas and 0.2 otherwise. Fields that are set, even to
-// invalid values, are kept for [Config.Validate] to report.
+// invalid values, are kept for [Config.Validate] to report, and so are the
+// keys given to [Config.SetZero]: they stay zero.
 func (c Config) WithDefaults() Config {
-	if c.MinLimit == 0 {
+	unset := func(zero bool, key string) bool { return zero && !c.zero.Has(key) }
+	if unset(c.MinLimit == 0, "minLimit") {
 		c.MinLimit = DefaultMinLimit
 	}
-	if c.MaxLimit == 0 {
+	if unset(c.MaxLimit == 0, "maxLimit") {
 		c.MaxLimit = DefaultMaxLimit
 		if c.MinLimit > c.MaxLimit {
 			c.MaxLimit = c.MinLimit
 		}
 	}
-	if c.InitialLimit == 0 {
+	if unset(c.InitialLimit == 0, "initialLimit") {
 		c.InitialLimit = DefaultInitialLimit
 		if c.InitialLimit > c.MaxLimit {
 			c.InitialLimit = c.MaxLimit
@@ -163,37 +199,37 @@ func (c Config) WithDefaults() Config {
 			c.InitialLimit = c.MinLimit
 		}
 	}
-	if c.Window == 0 {
+	if unset(c.Window == 0, "window") {
 		c.Window = DefaultWindow
 	}
-	if c.MinWindowSamples == 0 {
+	if unset(c.MinWindowSamples == 0, "minWindowSamples") {
 		c.MinWindowSamples = DefaultMinWindowSamples
 	}
 	if c.DropOn == nil {
 		c.DropOn = []error{policy.ErrCallTimeout, policy.ErrBulkheadFull}
 	}
-	if c.Smoothing == 0 {
+	if unset(c.Smoothing == 0, "smoothing") {
 		c.Smoothing = DefaultSmoothing
 		if c.Algorithm == Vegas {
 			c.Smoothing = 1
 		}
 	}
-	if c.RTTTolerance == 0 {
+	if unset(c.RTTTolerance == 0, "rttTolerance") {
 		c.RTTTolerance = DefaultRTTTolerance
 	}
-	if c.LongWindow == 0 {
+	if unset(c.LongWindow == 0, "longWindow") {
 		c.LongWindow = DefaultLongWindow
 	}
-	if c.QueueSize == 0 {
+	if unset(c.QueueSize == 0, "queueSize") {
 		c.QueueSize = DefaultQueueSize
 	}
-	if c.BackoffRatio == 0 {
+	if unset(c.BackoffRatio == 0, "backoffRatio") {
 		c.BackoffRatio = DefaultBackoffRatio
 	}
-	if c.ProbeMultiplier == 0 {
+	if unset(c.ProbeMultiplier == 0, "probeMultiplier") {
 		c.ProbeMultiplier = DefaultProbeMultiplier
 	}
-	if c.LowPriorityShare == 0 {
+	if unset(c.LowPriorityShare == 0, "lowPriorityShare") {
 		c.LowPriorityShare = DefaultLowPriorityShare
 	}
 	return c
@@ -204,6 +240,8 @@ func (c Config) WithDefaults() Config {
 // the flat key of the field (such as "minLimit"), or nil. The rules, in the
 // order they are checked:
 //
+//   - every name given to [Config.SetZero] is a key other than enabled (a
+//     [*policy.ZeroError]);
 //   - algorithm is gradient2, aimd, vegas or little ([policy.ClassRange]);
 //   - minLimit, maxLimit, initialLimit, minWindowSamples, longWindow,
 //     queueSize and probeMultiplier are at least 1 ([policy.ClassBound]);
@@ -219,6 +257,9 @@ func (c Config) WithDefaults() Config {
 // Validate does not check DropOn or DropIf: any list and any predicate are
 // valid.
 func (c Config) Validate() error {
+	if err := keys.CheckZeroes(&c); err != nil {
+		return err
+	}
 	if c.Algorithm > Little {
 		return &policy.FieldError{Key: "algorithm", Value: policy.Int(int(c.Algorithm)),
 			Rule: "must be gradient2, aimd, vegas or little", Class: policy.ClassRange}
@@ -274,7 +315,7 @@ func (c Config) Validate() error {
 		{"smoothing", c.Smoothing, c.Smoothing > 0 && c.Smoothing <= 1, "must be in (0, 1]"},
 		{"rttTolerance", c.RTTTolerance, c.RTTTolerance >= 1 && !math.IsInf(c.RTTTolerance, 1), "must be at least 1"},
 		{"backoffRatio", c.BackoffRatio, c.BackoffRatio >= 0.5 && c.BackoffRatio < 1, "must be in [0.5, 1)"},
-		{"lowPriorityShare", c.LowPriorityShare, c.LowPriorityShare > 0 && c.LowPriorityShare <= 1, "must be in (0, 1]"},
+		{"lowPriorityShare", c.LowPriorityShare, c.LowPriorityShare > 0 && c.LowPriorityShare <= 1, "must be a fraction in (0, 1]: 50 % is 0.5"},
 	}
 	for _, r := range ratios {
 		if !r.ok { // written so that NaN fails too

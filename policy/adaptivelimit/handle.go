@@ -1,6 +1,9 @@
 package adaptivelimit
 
-import "time"
+import (
+	"encoding/json"
+	"time"
+)
 
 // Handle reads the state of a [Limiter] for monitoring and tests. It is
 // safe for concurrent use; get it with [Limiter.Handle].
@@ -27,7 +30,9 @@ func (h *Handle) Config() Config {
 }
 
 // Snapshot is a consistent-enough picture of a [Limiter]: the window
-// figures are read together, the counters one by one.
+// figures are read together, the counters one by one. It marshals to JSON
+// with Algorithm as its name ("gradient2") and the latencies as Go duration
+// strings ("250ms").
 type Snapshot struct {
 	// Limit is the current limit (the integer part of the estimate).
 	Limit int
@@ -70,6 +75,17 @@ type Snapshot struct {
 	Waiting int
 	// Disabled reports whether the limit is disabled.
 	Disabled bool
+}
+
+// MarshalJSON writes s as a JSON object with its fields' names, the
+// latencies as duration strings such as "250ms" (Algorithm writes its name
+// through its MarshalText).
+func (s Snapshot) MarshalJSON() ([]byte, error) {
+	type plain Snapshot
+	return json.Marshal(struct {
+		plain
+		WindowLatency, LongLatency, NoLoadLatency string
+	}{plain(s), s.WindowLatency.String(), s.LongLatency.String(), s.NoLoadLatency.String()})
 }
 
 // Snapshot returns the limiter's figures. It briefly takes the lock the

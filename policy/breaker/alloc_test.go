@@ -27,7 +27,7 @@ func TestAllocs(t *testing.T) {
 	}{
 		{name: "success", fn: okFn},
 		{name: "success, shared readings", fn: okFn, links: links},
-		{name: "failure", cfg: breaker.Config{FailureRateThreshold: 100, MinimumCalls: 1_000_000}, fn: failFn},
+		{name: "failure", cfg: breaker.Config{FailureRateThreshold: 1, MinimumCalls: 1_000_000}, fn: failFn},
 		{name: "success, time-based", cfg: breaker.Config{WindowType: breaker.TimeBased}, fn: okFn},
 		{name: "open", cfg: breaker.Config{OpenFor: time.Hour}, setup: (*breaker.Breaker).TransitionToOpen, fn: okFn},
 		{name: "forced open", setup: (*breaker.Breaker).TransitionToForcedOpen, fn: okFn},

@@ -22,7 +22,7 @@ func pending(pr *future.Promise[string]) func(context.Context) *future.Future[st
 }
 
 func TestAsyncRecordsOnCompletion(t *testing.T) {
-	g := newRig(t, breaker.Config{WindowSize: 2, MinimumCalls: 2, SlowCallDuration: time.Second, SlowCallRateThreshold: 100})
+	g := newRig(t, breaker.Config{WindowSize: 2, MinimumCalls: 2, SlowCallDuration: time.Second, SlowCallRateThreshold: 1})
 	pr1, pr2 := future.NewPromise[string](), future.NewPromise[string]()
 	f1 := g.async(context.Background(), pending(pr1))
 	f2 := g.async(context.Background(), pending(pr2))

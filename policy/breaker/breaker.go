@@ -256,8 +256,10 @@ func (b *Breaker) trips(f figures, min int64) bool {
 	if f.calls < min || f.calls == 0 {
 		return false
 	}
+	// The thresholds are fractions; a division rounds a/b and the
+	// threshold's decimal alike, so 3 of 10 reaches 0.3 exactly.
 	c := float64(f.calls)
-	return float64(f.failures)*100 >= b.failThr*c || float64(f.slow)*100 >= b.slowThr*c
+	return float64(f.failures)/c >= b.failThr || float64(f.slow)/c >= b.slowThr
 }
 
 // transition moves the breaker from epoch from to a new epoch in state to,

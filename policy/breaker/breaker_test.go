@@ -76,16 +76,16 @@ func TestWindowSlides(t *testing.T) {
 	g.fail(4)
 	g.succeed(6)
 	s := g.h.Snapshot()
-	assert.Equal(t, 40.0, s.FailureRate)
+	assert.Equal(t, 0.4, s.FailureRate)
 	g.succeed(3) // pushes out 3 of the 4 failures
 	s = g.h.Snapshot()
 	assert.Equal(t, 10, s.BufferedCalls)
 	assert.Equal(t, 1, s.Failures)
-	assert.Equal(t, 10.0, s.FailureRate)
+	assert.Equal(t, 0.1, s.FailureRate)
 	g.fail(3) // replaces the fourth failure and two successes: 3 of 10
-	assert.Equal(t, 30.0, g.h.Snapshot().FailureRate)
+	assert.Equal(t, 0.3, g.h.Snapshot().FailureRate)
 	g.fail(1)
-	assert.Equal(t, 40.0, g.h.Snapshot().FailureRate)
+	assert.Equal(t, 0.4, g.h.Snapshot().FailureRate)
 	assert.Equal(t, breaker.StateClosed, g.h.State())
 	g.fail(1)
 	assert.Equal(t, breaker.StateOpen, g.h.State())
@@ -100,7 +100,7 @@ func TestMinimumCallsIsCappedByWindowSize(t *testing.T) {
 }
 
 func TestSlowCalls(t *testing.T) {
-	g := newRig(t, breaker.Config{WindowSize: 4, MinimumCalls: 4, SlowCallDuration: time.Second, SlowCallRateThreshold: 50})
+	g := newRig(t, breaker.Config{WindowSize: 4, MinimumCalls: 4, SlowCallDuration: time.Second, SlowCallRateThreshold: 0.5})
 	require.NoError(t, g.call(time.Second, nil), "exactly SlowCallDuration is not slow")
 	require.NoError(t, g.call(time.Second+1, nil))
 	require.NoError(t, g.call(0, nil))
@@ -112,12 +112,12 @@ func TestSlowCalls(t *testing.T) {
 }
 
 func TestSlowFailuresCountAsBoth(t *testing.T) {
-	g := newRig(t, breaker.Config{WindowSize: 2, MinimumCalls: 2, SlowCallDuration: time.Second, FailureRateThreshold: 100, SlowCallRateThreshold: 100})
+	g := newRig(t, breaker.Config{WindowSize: 2, MinimumCalls: 2, SlowCallDuration: time.Second, FailureRateThreshold: 1, SlowCallRateThreshold: 1})
 	require.NoError(t, g.call(0, nil))
 	g.call(2*time.Second, errBoom)
 	s := g.h.Snapshot()
-	assert.Equal(t, 50.0, s.FailureRate)
-	assert.Equal(t, 50.0, s.SlowCallRate)
+	assert.Equal(t, 0.5, s.FailureRate)
+	assert.Equal(t, 0.5, s.SlowCallRate)
 	assert.Equal(t, breaker.StateClosed, s.State)
 }
 
@@ -300,7 +300,7 @@ func TestDisabled(t *testing.T) {
 		assert.Equal(t, policy.NoStamp, end, "a disabled breaker reads no clock")
 	}
 	assert.Equal(t, policy.NoStamp, p.starts[0])
-	assert.Equal(t, breaker.Snapshot{State: breaker.StateDisabled, FailureRate: -1, SlowCallRate: -1}, g.h.Snapshot())
+	assert.Equal(t, breaker.Snapshot{State: breaker.StateDisabled, Disabled: true, FailureRate: -1, SlowCallRate: -1}, g.h.Snapshot())
 	g.h.TransitionToClosed()
 	g.fail(5)
 	assert.Equal(t, breaker.StateOpen, g.h.State())
@@ -400,7 +400,7 @@ func (p *probe) RunAsync(ctx context.Context, next policy.AsyncNext[string]) *fu
 }
 
 func TestReadingsAreShared(t *testing.T) {
-	g := newRig(t, breaker.Config{WindowSize: 1, MinimumCalls: 1, SlowCallDuration: time.Second, FailureRateThreshold: 100, SlowCallRateThreshold: 100})
+	g := newRig(t, breaker.Config{WindowSize: 1, MinimumCalls: 1, SlowCallDuration: time.Second, FailureRateThreshold: 1, SlowCallRateThreshold: 1})
 	fn := func(context.Context) (string, error) { return "v", nil }
 
 	// An outer start, an inner end: the breaker reads nothing and judges

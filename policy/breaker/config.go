@@ -60,8 +60,8 @@ const (
 	DefaultWindowSize            = 100
 	DefaultWindowDuration        = 60 * time.Second
 	DefaultMinimumCalls          = 100
-	DefaultFailureRateThreshold  = 50.0
-	DefaultSlowCallRateThreshold = 100.0
+	DefaultFailureRateThreshold  = 0.5
+	DefaultSlowCallRateThreshold = 1.0
 	DefaultSlowCallDuration      = 60 * time.Second
 	DefaultOpenFor               = 60 * time.Second
 	DefaultHalfOpenCalls         = 10
@@ -80,7 +80,9 @@ const (
 
 // Config configures a circuit breaker. It is plain data. The zero value of
 // every field means "not set here": the registry fills it from the layer
-// below, and [Config.WithDefaults] from the default given on each field.
+// below, and [Config.WithDefaults] from the default given on each field. To
+// set a field back to zero over a lower layer, use [Config.SetZero] (or
+// [Config.Enable] for Disabled).
 //
 // The flat key of each setting is shown in brackets; the error lists and
 // predicates are set in code.
@@ -111,13 +113,14 @@ type Config struct {
 	// WindowSize. At least 1. Default 100 [minimumCalls].
 	MinimumCalls int
 
-	// FailureRateThreshold is the percentage of failed calls, in (0, 100],
-	// at or above which the breaker opens. Default 50
+	// FailureRateThreshold is the fraction of failed calls, in (0, 1], at
+	// or above which the breaker opens: 0.5 opens it when half the calls
+	// fail (resilience4j writes that 50; here 50 is an error). Default 0.5
 	// [failureRateThreshold].
 	FailureRateThreshold float64
-	// SlowCallRateThreshold is the percentage of slow calls, in (0, 100],
-	// at or above which the breaker opens. Default 100: only a window of
-	// slow calls alone opens it [slowCallRateThreshold].
+	// SlowCallRateThreshold is the fraction of slow calls, in (0, 1], at or
+	// above which the breaker opens. Default 1: only a window of slow calls
+	// alone opens it [slowCallRateThreshold].
 	SlowCallRateThreshold float64
 	// SlowCallDuration is the latency above which a call is slow (a call
 	// that takes exactly SlowCallDuration is not). Positive. Default 60s
@@ -152,33 +155,37 @@ type Config struct {
 	IgnoreOn []error
 	// IgnoreIf, when set, also ignores an error when it returns true.
 	IgnoreIf func(error) bool
+
+	// zero records the keys set to zero on purpose (SetZero, Enable).
+	zero policy.ZeroSet
 }
 
 // WithDefaults returns c with every field that is not set filled with its
-// built-in default.
+// built-in default. The keys given to [Config.SetZero] stay zero.
 func (c Config) WithDefaults() Config {
-	if c.WindowSize == 0 {
+	unset := func(zero bool, key string) bool { return zero && !c.zero.Has(key) }
+	if unset(c.WindowSize == 0, "windowSize") {
 		c.WindowSize = DefaultWindowSize
 	}
-	if c.WindowDuration == 0 {
+	if unset(c.WindowDuration == 0, "windowDuration") {
 		c.WindowDuration = DefaultWindowDuration
 	}
-	if c.MinimumCalls == 0 {
+	if unset(c.MinimumCalls == 0, "minimumCalls") {
 		c.MinimumCalls = DefaultMinimumCalls
 	}
-	if c.FailureRateThreshold == 0 {
+	if unset(c.FailureRateThreshold == 0, "failureRateThreshold") {
 		c.FailureRateThreshold = DefaultFailureRateThreshold
 	}
-	if c.SlowCallRateThreshold == 0 {
+	if unset(c.SlowCallRateThreshold == 0, "slowCallRateThreshold") {
 		c.SlowCallRateThreshold = DefaultSlowCallRateThreshold
 	}
-	if c.SlowCallDuration == 0 {
+	if unset(c.SlowCallDuration == 0, "slowCallDuration") {
 		c.SlowCallDuration = DefaultSlowCallDuration
 	}
-	if c.OpenFor == 0 {
+	if unset(c.OpenFor == 0, "openFor") {
 		c.OpenFor = DefaultOpenFor
 	}
-	if c.HalfOpenCalls == 0 {
+	if unset(c.HalfOpenCalls == 0, "halfOpenCalls") {
 		c.HalfOpenCalls = DefaultHalfOpenCalls
 	}
 	return c
@@ -186,9 +193,15 @@ func (c Config) WithDefaults() Config {
 
 // Validate checks a defaulted Config (see [Config.WithDefaults]) and returns
 // the first rule it breaks as a *policy.FieldError whose Key is the flat key
-// (such as "failureRateThreshold"), or nil.
+// (such as "failureRateThreshold"), or nil. The thresholds are fractions in
+// (0, 1]; a name given to [Config.SetZero] that is no key, or is enabled,
+// is a [*policy.ZeroError].
 func (c Config) Validate() error {
-	pct := func(v float64) bool { return v > 0 && v <= 100 && !math.IsNaN(v) }
+	if err := keys.CheckZeroes(&c); err != nil {
+		return err
+	}
+	fraction := func(v float64) bool { return v > 0 && v <= 1 && !math.IsNaN(v) }
+	const fractionRule = "must be a fraction in (0, 1]: 50 % is 0.5"
 	switch {
 	case c.WindowType > TimeBased:
 		return &policy.FieldError{Key: "windowType", Value: policy.Int(int(c.WindowType)), Rule: "must be count-based or time-based", Class: policy.ClassRange}
@@ -202,11 +215,11 @@ func (c Config) Validate() error {
 		return &policy.FieldError{Key: "windowDuration", Value: policy.Dur(c.WindowDuration), Rule: "window out of range: must be between 1ms and 24h", Class: policy.ClassOrder}
 	case c.MinimumCalls < 1:
 		return &policy.FieldError{Key: "minimumCalls", Value: policy.Int(c.MinimumCalls), Rule: "must be at least 1", Class: policy.ClassBound}
-	case !pct(c.FailureRateThreshold):
-		return &policy.FieldError{Key: "failureRateThreshold", Value: policy.Float(c.FailureRateThreshold), Rule: "must be above 0 and at most 100", Class: policy.ClassRange}
-	case !pct(c.SlowCallRateThreshold):
-		return &policy.FieldError{Key: "slowCallRateThreshold", Value: policy.Float(c.SlowCallRateThreshold), Rule: "must be above 0 and at most 100", Class: policy.ClassRange}
-	case c.SlowCallDuration < 0:
+	case !fraction(c.FailureRateThreshold):
+		return &policy.FieldError{Key: "failureRateThreshold", Value: policy.Float(c.FailureRateThreshold), Rule: fractionRule, Class: policy.ClassRange}
+	case !fraction(c.SlowCallRateThreshold):
+		return &policy.FieldError{Key: "slowCallRateThreshold", Value: policy.Float(c.SlowCallRateThreshold), Rule: fractionRule, Class: policy.ClassRange}
+	case c.SlowCallDuration <= 0:
 		return &policy.FieldError{Key: "slowCallDuration", Value: policy.Dur(c.SlowCallDuration), Rule: "must be positive", Class: policy.ClassDuration}
 	case c.OpenFor < 0:
 		return &policy.FieldError{Key: "openFor", Value: policy.Dur(c.OpenFor), Rule: "must not be negative", Class: policy.ClassDuration}

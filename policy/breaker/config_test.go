@@ -19,15 +19,15 @@ func TestDefaults(t *testing.T) {
 		WindowSize:            100,
 		WindowDuration:        60 * time.Second,
 		MinimumCalls:          100,
-		FailureRateThreshold:  50,
-		SlowCallRateThreshold: 100,
+		FailureRateThreshold:  0.5,
+		SlowCallRateThreshold: 1,
 		SlowCallDuration:      60 * time.Second,
 		OpenFor:               60 * time.Second,
 		HalfOpenCalls:         10,
 	}, c)
 	require.NoError(t, c.Validate())
 	set := breaker.Config{WindowType: breaker.TimeBased, WindowSize: 5, WindowDuration: time.Second, MinimumCalls: 3,
-		FailureRateThreshold: 20, SlowCallRateThreshold: 30, SlowCallDuration: time.Millisecond, OpenFor: time.Minute,
+		FailureRateThreshold: 0.2, SlowCallRateThreshold: 0.3, SlowCallDuration: time.Millisecond, OpenFor: time.Minute,
 		HalfOpenCalls: 2, MaxHalfOpenWait: time.Second}
 	assert.Equal(t, set, set.WithDefaults())
 }
@@ -47,9 +47,10 @@ func TestValidate(t *testing.T) {
 		{breaker.Config{WindowDuration: 25 * time.Hour}, "windowDuration", "25h0m0s", policy.ClassOrder},
 		{breaker.Config{MinimumCalls: -3}, "minimumCalls", "-3", policy.ClassBound},
 		{breaker.Config{FailureRateThreshold: -1}, "failureRateThreshold", "-1", policy.ClassRange},
-		{breaker.Config{FailureRateThreshold: 100.5}, "failureRateThreshold", "100.5", policy.ClassRange},
+		{breaker.Config{FailureRateThreshold: 1.005}, "failureRateThreshold", "1.005", policy.ClassRange},
+		{breaker.Config{FailureRateThreshold: 50}, "failureRateThreshold", "50", policy.ClassRange},
 		{breaker.Config{FailureRateThreshold: math.NaN()}, "failureRateThreshold", "NaN", policy.ClassRange},
-		{breaker.Config{SlowCallRateThreshold: 101}, "slowCallRateThreshold", "101", policy.ClassRange},
+		{breaker.Config{SlowCallRateThreshold: 1.01}, "slowCallRateThreshold", "1.01", policy.ClassRange},
 		{breaker.Config{SlowCallDuration: -time.Second}, "slowCallDuration", "-1s", policy.ClassDuration},
 		{breaker.Config{OpenFor: -time.Second}, "openFor", "-1s", policy.ClassDuration},
 		{breaker.Config{HalfOpenCalls: -1}, "halfOpenCalls", "-1", policy.ClassBound},
@@ -80,9 +81,9 @@ func TestValidEdges(t *testing.T) {
 		{WindowSize: 1_000_000},
 		{WindowDuration: time.Millisecond},
 		{WindowDuration: 24 * time.Hour},
-		{FailureRateThreshold: 100},
-		{FailureRateThreshold: 0.001},
-		{SlowCallRateThreshold: 100},
+		{FailureRateThreshold: 1},
+		{FailureRateThreshold: 0.00001},
+		{SlowCallRateThreshold: 1},
 		{HalfOpenCalls: 1},
 		{HalfOpenCalls: 1_000_000},
 		{MinimumCalls: 1_000_000}, // above WindowSize: a count-based window uses WindowSize

@@ -37,13 +37,17 @@ func (h *Handle) Reset() { h.b.Reset() }
 type Snapshot struct {
 	// State is the current state.
 	State State
-	// FailureRate is the percentage of failed calls among the calls
-	// buffered in the current window (closed) or trial calls that ended
-	// (half-open); -1 while they are fewer than the minimum the breaker
-	// judges on (MinimumCalls, or HalfOpenCalls when half-open), and in the
-	// other states.
+	// Disabled reports whether the breaker is in [StateDisabled]: built with
+	// Config.Disabled, or moved there by hand. It admits every call and
+	// records nothing.
+	Disabled bool
+	// FailureRate is the fraction of failed calls, in [0, 1], among the
+	// calls buffered in the current window (closed) or trial calls that
+	// ended (half-open), the unit of FailureRateThreshold; -1 while they
+	// are fewer than the minimum the breaker judges on (MinimumCalls, or
+	// HalfOpenCalls when half-open), and in the other states.
 	FailureRate float64
-	// SlowCallRate is the percentage of slow calls, like FailureRate.
+	// SlowCallRate is the fraction of slow calls, like FailureRate.
 	SlowCallRate float64
 	// BufferedCalls is the number of calls in the current window (closed),
 	// or of trial calls that ended (half-open); 0 in the other states.
@@ -69,7 +73,7 @@ type Snapshot struct {
 func (h *Handle) Snapshot() Snapshot {
 	b := h.b
 	e := b.cur.Load()
-	s := Snapshot{State: e.state, FailureRate: -1, SlowCallRate: -1, NotPermitted: b.notPermitted.Load()}
+	s := Snapshot{State: e.state, Disabled: e.state == StateDisabled, FailureRate: -1, SlowCallRate: -1, NotPermitted: b.notPermitted.Load()}
 	var f figures
 	min := b.minCalls
 	switch {
@@ -84,8 +88,8 @@ func (h *Handle) Snapshot() Snapshot {
 	}
 	s.BufferedCalls, s.Failures, s.SlowCalls = int(f.calls), int(f.failures), int(f.slow)
 	if f.calls > 0 && f.calls >= min {
-		s.FailureRate = float64(f.failures) * 100 / float64(f.calls)
-		s.SlowCallRate = float64(f.slow) * 100 / float64(f.calls)
+		s.FailureRate = float64(f.failures) / float64(f.calls)
+		s.SlowCallRate = float64(f.slow) / float64(f.calls)
 	}
 	s.Calls = b.retired.Load() + e.recorded()
 	return s

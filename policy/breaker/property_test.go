@@ -21,11 +21,12 @@ var errIgnore = errors.New("ignore me")
 // model is an independent, single-goroutine model of the breaker's state
 // machine with a count-based window.
 type model struct {
-	cfg   breaker.Config
-	state breaker.State
-	since time.Duration
-	epoch int
-	ring  []outcome // closed: the window, oldest first
+	cfg              breaker.Config
+	failPct, slowPct int // the thresholds, in percent
+	state            breaker.State
+	since            time.Duration
+	epoch            int
+	ring             []outcome // closed: the window, oldest first
 	// half-open
 	trials, hoCalls, hoFails, hoSlow int
 	changes                          []string // "from>to"
@@ -74,8 +75,9 @@ func (m *model) trips(calls, fails, slow, min int) bool {
 	if calls < min || calls == 0 {
 		return false
 	}
-	return float64(fails)*100 >= m.cfg.FailureRateThreshold*float64(calls) ||
-		float64(slow)*100 >= m.cfg.SlowCallRateThreshold*float64(calls)
+	// Exact integer arithmetic on the percentages the thresholds were
+	// drawn as, independent of the breaker's floating-point fractions.
+	return fails*100 >= m.failPct*calls || slow*100 >= m.slowPct*calls
 }
 
 func (m *model) record(epoch int, o outcome, ignored bool, now time.Duration) {
@@ -141,11 +143,13 @@ type heldPermit struct {
 // half-open breaker never has more trial calls than HalfOpenCalls.
 func TestStateMachineProperties(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
+		failPct := rapid.IntRange(1, 100).Draw(t, "failureRate")
+		slowPct := rapid.IntRange(1, 100).Draw(t, "slowRate")
 		cfg := breaker.Config{
 			WindowSize:            rapid.IntRange(1, 8).Draw(t, "windowSize"),
 			MinimumCalls:          rapid.IntRange(1, 10).Draw(t, "minimumCalls"),
-			FailureRateThreshold:  float64(rapid.IntRange(1, 100).Draw(t, "failureRate")),
-			SlowCallRateThreshold: float64(rapid.IntRange(1, 100).Draw(t, "slowRate")),
+			FailureRateThreshold:  float64(failPct) / 100,
+			SlowCallRateThreshold: float64(slowPct) / 100,
 			SlowCallDuration:      1500 * time.Millisecond,
 			OpenFor:               time.Second,
 			HalfOpenCalls:         rapid.IntRange(1, 5).Draw(t, "halfOpenCalls"),
@@ -168,7 +172,7 @@ func TestStateMachineProperties(t *testing.T) {
 			t.Fatal(err)
 		}
 		h := b.Handle()
-		m := &model{cfg: cfg}
+		m := &model{cfg: cfg, failPct: failPct, slowPct: slowPct}
 		now := func() time.Duration { return clk.Now().Sub(clocktest.Start) }
 		var held []heldPermit
 

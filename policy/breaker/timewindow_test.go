@@ -39,7 +39,7 @@ func TestTimeWindowForgetsOldCalls(t *testing.T) {
 	assert.Equal(t, breaker.StateClosed, g.h.State(), "3 calls only")
 	g.succeed(1) // 1 of 4
 	assert.Equal(t, breaker.StateClosed, g.h.State())
-	assert.Equal(t, 25.0, g.h.Snapshot().FailureRate)
+	assert.Equal(t, 0.25, g.h.Snapshot().FailureRate)
 	assert.EqualValues(t, 6, g.h.Snapshot().Calls)
 }
 
@@ -69,7 +69,7 @@ func TestTimeWindowLongQuiet(t *testing.T) {
 
 func TestTimeWindowSlowCalls(t *testing.T) {
 	g := newRig(t, breaker.Config{WindowType: breaker.TimeBased, WindowDuration: time.Minute, MinimumCalls: 2,
-		SlowCallDuration: time.Second, SlowCallRateThreshold: 50})
+		SlowCallDuration: time.Second, SlowCallRateThreshold: 0.5})
 	g.call(0, nil)
 	g.call(2*time.Second, nil)
 	assert.Equal(t, breaker.StateOpen, g.h.State())

@@ -21,6 +21,7 @@ import (
 // [New]; the zero value is not usable.
 type Bulkhead struct {
 	rejectEvent events.Event // the CallRejected event, boxed once
+	cfg         Config       // as built, defaults filled in; for the handle
 	inFlight    atomic.Int64 // slots held, including slots handed to waiters
 	waiting     atomic.Int64 // waiters queued; mirrors the queue's length
 	max         int64
@@ -54,6 +55,7 @@ func New(cfg Config, env policy.Env) (*Bulkhead, error) {
 		return nil, err
 	}
 	b := &Bulkhead{
+		cfg:      cfg,
 		max:      int64(cfg.MaxConcurrent),
 		maxWait:  cfg.MaxWait,
 		disabled: cfg.Disabled,

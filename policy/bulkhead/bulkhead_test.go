@@ -75,7 +75,7 @@ func TestTryAcquireRelease(t *testing.T) {
 	assert.True(t, f.b.TryAcquire())
 	assert.Equal(t, 2, f.b.InFlight())
 	assert.False(t, f.b.TryAcquire())
-	assert.Equal(t, uint64(1), f.h.Snapshot().Rejections)
+	assert.Equal(t, int64(1), f.h.Snapshot().Rejections)
 	f.b.Release()
 	assert.Equal(t, 1, f.b.InFlight())
 	assert.True(t, f.b.TryAcquire())
@@ -151,7 +151,7 @@ func TestWaitForSlot(t *testing.T) {
 	assert.Zero(t, f.h.Waiting())
 	assert.Zero(t, f.h.InFlight())
 	assert.Zero(t, f.clk.Pending(), "the wait's timer is stopped")
-	assert.Equal(t, uint64(1), f.h.Snapshot().Rejections, "only the TryAcquire above")
+	assert.Equal(t, int64(1), f.h.Snapshot().Rejections, "only the TryAcquire above")
 }
 
 func TestWaitTimesOut(t *testing.T) {

@@ -70,5 +70,5 @@ func ExampleStage() {
 	// rows <nil>
 	// r4c: bulkhead full: 1 calls in flight (bulkhead db)
 	// true db
-	// {MaxConcurrent:1 MaxWait:0s InFlight:1 Waiting:0 Rejections:1}
+	// {Disabled:false MaxConcurrent:1 MaxWait:0s InFlight:1 Waiting:0 Rejections:1}
 }

@@ -1,6 +1,9 @@
 package bulkhead
 
-import "time"
+import (
+	"encoding/json"
+	"time"
+)
 
 // Handle reads a [Bulkhead]'s settings and figures. It is safe for
 // concurrent use; its methods never block and allocate nothing.
@@ -8,6 +11,10 @@ type Handle struct{ b *Bulkhead }
 
 // NewHandle returns the handle of b.
 func NewHandle(b *Bulkhead) *Handle { return &Handle{b: b} }
+
+// Config returns the configuration the bulkhead was built with, defaults
+// filled in.
+func (h *Handle) Config() Config { return h.b.cfg }
 
 // MaxConcurrent returns the number of slots.
 func (h *Handle) MaxConcurrent() int { return h.b.MaxConcurrent() }
@@ -23,16 +30,21 @@ func (h *Handle) Waiting() int { return h.b.Waiting() }
 func (h *Handle) Snapshot() Snapshot {
 	b := h.b
 	return Snapshot{
+		Disabled:      b.disabled,
 		MaxConcurrent: b.MaxConcurrent(),
 		MaxWait:       b.maxWait,
 		InFlight:      b.InFlight(),
 		Waiting:       b.Waiting(),
-		Rejections:    b.rejections.Load(),
+		Rejections:    int64(b.rejections.Load()),
 	}
 }
 
-// Snapshot is a [Bulkhead]'s settings and figures.
+// Snapshot is a [Bulkhead]'s settings and figures. It marshals to JSON with
+// MaxWait as a Go duration string ("250ms").
 type Snapshot struct {
+	// Disabled reports whether the bulkhead lets every call pass without
+	// taking a slot.
+	Disabled bool
 	// MaxConcurrent is the number of slots.
 	MaxConcurrent int
 	// MaxWait is how long a call may wait for a slot (0: fail fast).
@@ -44,7 +56,17 @@ type Snapshot struct {
 	// Rejections is how many calls were refused since the bulkhead was
 	// built: each *BulkheadFullError returned and each false TryAcquire.
 	// A wait ended by the caller's ctx is not a rejection.
-	Rejections uint64
+	Rejections int64
+}
+
+// MarshalJSON writes s as a JSON object with its fields' names, MaxWait as
+// a duration string such as "250ms".
+func (s Snapshot) MarshalJSON() ([]byte, error) {
+	type plain Snapshot
+	return json.Marshal(struct {
+		plain
+		MaxWait string
+	}{plain(s), s.MaxWait.String()})
 }
 
 // Handle returns a handle on b, like [NewHandle].

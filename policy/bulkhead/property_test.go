@@ -36,7 +36,7 @@ func TestPropertyNoSlotLeaks(t *testing.T) {
 
 		var held []*actor
 		var queue []queued
-		var rejections uint64
+		var rejections int64
 		ids := 0
 
 		blockUntil := func(n int) {

@@ -36,7 +36,7 @@ func TestAsyncHandledOnCompletion(t *testing.T) {
 	v, err := fut.Get(context.Background())
 	require.NoError(t, err)
 	assert.Equal(t, "cached", v)
-	assert.Equal(t, uint64(1), fx.f.Handle().Snapshot().Handled, "counted before the future completed")
+	assert.Equal(t, int64(1), fx.f.Handle().Snapshot().Handled, "counted before the future completed")
 	assert.Len(t, fx.events, 1)
 }
 

@@ -1,11 +1,16 @@
 package fallback
 
-import "context"
+import (
+	"context"
+
+	"github.com/resilience4cata/r4c/policy"
+)
 
 // Config configures a fallback. It is plain data; the zero value of every
 // field means "not set here": the registry fills it from the layer below.
 // Only Name, BaseConfig and Disabled have flat keys (enabled); which errors
-// to handle and what to return are code.
+// to handle and what to return are code. To set Disabled back to false over
+// a lower layer, use [Config.Enable].
 type Config struct {
 	// Name shares one fallback (and its figures) between pipelines: every
 	// pipeline that gives the same Name uses the same instance. Default:
@@ -40,6 +45,9 @@ type Config struct {
 	// not a T fails the call with a [*ResultTypeError]. Use [Call] to set
 	// it with the types checked by the compiler.
 	Func func(ctx context.Context, err error) (any, error)
+
+	// zero records the keys set to zero on purpose (SetZero, Enable).
+	zero policy.ZeroSet
 }
 
 // WithDefaults returns c unchanged: no setting of a fallback has a default
@@ -47,7 +55,8 @@ type Config struct {
 // the zero value). It exists so that every policy's Config reads the same.
 func (c Config) WithDefaults() Config { return c }
 
-// Validate returns nil: every combination of settings is valid. Whether
-// Value holds the pipeline's result type can only be checked once the type
-// is known, by [Stage].
-func (c Config) Validate() error { return nil }
+// Validate returns nil: every combination of settings is valid, except a
+// name given to [Config.SetZero] that is no key, or is enabled (a
+// [*policy.ZeroError]). Whether Value holds the pipeline's result type can
+// only be checked once the type is known, by [Stage].
+func (c Config) Validate() error { return keys.CheckZeroes(&c) }

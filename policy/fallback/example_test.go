@@ -37,7 +37,7 @@ func Example() {
 	// Output:
 	// recs handled: recommendations unavailable
 	// [bestsellers] <nil>
-	// {Enabled:true Calls:1 Handled:1 FuncFailures:0}
+	// {Disabled:false Calls:1 Handled:1 FuncFailures:0}
 }
 
 // A function gets the error and decides what to return; errors not listed

@@ -105,7 +105,7 @@ func TestValueReplacesHandledError(t *testing.T) {
 	v, err := run(t, fx.f, context.Background(), failing(errDown))
 	require.NoError(t, err)
 	assert.Equal(t, "cached", v)
-	assert.Equal(t, fallback.Snapshot{Enabled: true, Calls: 1, Handled: 1}, fx.f.Handle().Snapshot())
+	assert.Equal(t, fallback.Snapshot{Calls: 1, Handled: 1}, fx.f.Handle().Snapshot())
 	assert.Equal(t, []events.Event{events.FallbackUsed{Instance: "fb", Err: errDown}}, fx.events)
 }
 
@@ -118,7 +118,7 @@ func TestSuccessAndUnhandledPassThrough(t *testing.T) {
 	v, err = run(t, fx.f, context.Background(), failing(errOther))
 	assert.ErrorIs(t, err, errOther)
 	assert.Equal(t, "inner", v, "an unhandled outcome passes unchanged")
-	assert.Equal(t, fallback.Snapshot{Enabled: true, Calls: 2}, fx.f.Handle().Snapshot())
+	assert.Equal(t, fallback.Snapshot{Calls: 2}, fx.f.Handle().Snapshot())
 	assert.Empty(t, fx.events)
 }
 
@@ -161,7 +161,7 @@ func TestFuncFailure(t *testing.T) {
 	v, err := run(t, fx.f, context.Background(), failing(errDown))
 	assert.Equal(t, errOther, err, "the call fails with Func's error")
 	assert.Equal(t, "", v)
-	assert.Equal(t, fallback.Snapshot{Enabled: true, Calls: 1, Handled: 1, FuncFailures: 1}, fx.f.Handle().Snapshot())
+	assert.Equal(t, fallback.Snapshot{Calls: 1, Handled: 1, FuncFailures: 1}, fx.f.Handle().Snapshot())
 }
 
 func TestFuncResultOfWrongType(t *testing.T) {
@@ -176,7 +176,7 @@ func TestFuncResultOfWrongType(t *testing.T) {
 	assert.ErrorIs(t, err, errDown)
 	assert.Equal(t, "r4c: fallback fb returned a int, want a string (handling: backend down)", err.Error())
 	assert.Equal(t, "fb", rte.InstanceID())
-	assert.Equal(t, uint64(1), fx.f.Handle().Snapshot().FuncFailures)
+	assert.Equal(t, int64(1), fx.f.Handle().Snapshot().FuncFailures)
 }
 
 func TestFuncNilResultIsZero(t *testing.T) {
@@ -267,8 +267,7 @@ func TestDisabledPassesThrough(t *testing.T) {
 	fx := newFixture(t, fallback.Return("x"), func(c *fallback.Config) { c.Disabled = true })
 	_, err := run(t, fx.f, context.Background(), failing(errDown))
 	assert.ErrorIs(t, err, errDown)
-	assert.Equal(t, fallback.Snapshot{}, fx.f.Handle().Snapshot())
-	assert.False(t, fx.f.Handle().Enabled())
+	assert.Equal(t, fallback.Snapshot{Disabled: true}, fx.f.Handle().Snapshot())
 }
 
 func TestPanicPassesThrough(t *testing.T) {

@@ -8,32 +8,31 @@ type Handle struct{ f *Fallback }
 // only grow; they are read one by one, so under load two of them may be a
 // few calls apart.
 type Snapshot struct {
-	// Enabled is false when the fallback is disabled and passes outcomes
-	// through.
-	Enabled bool
+	// Disabled reports whether the fallback lets every outcome pass
+	// unchanged.
+	Disabled bool
 	// Calls counts the calls that went through the fallback (none while
 	// disabled).
-	Calls uint64
+	Calls int64
 	// Handled counts the calls whose error the fallback handled, by
 	// returning Value or calling Func.
-	Handled uint64
+	Handled int64
 	// FuncFailures counts the handled calls whose Func returned an error or
 	// a result that is not of the pipeline's type: those calls failed all
 	// the same.
-	FuncFailures uint64
+	FuncFailures int64
 }
+
+// Config returns the configuration the fallback was built with.
+func (h *Handle) Config() Config { return h.f.cfg }
 
 // Snapshot returns the fallback's current figures.
 func (h *Handle) Snapshot() Snapshot {
 	f := h.f
 	return Snapshot{
-		Enabled:      !f.disabled,
-		Calls:        f.calls.Load(),
-		Handled:      f.handled.Load(),
-		FuncFailures: f.failed.Load(),
+		Disabled:     f.disabled,
+		Calls:        int64(f.calls.Load()),
+		Handled:      int64(f.handled.Load()),
+		FuncFailures: int64(f.failed.Load()),
 	}
 }
-
-// Enabled reports whether the fallback handles errors (false when
-// disabled).
-func (h *Handle) Enabled() bool { return !h.f.disabled }

@@ -61,9 +61,9 @@ func TestAsyncHedgeWinsAndLosersAreCancelled(t *testing.T) {
 		assert.Error(t, a1.ctx.Err(), "the loser's ctx is cancelled")
 		assert.Zero(t, f.clk.Pending())
 		s := f.snap()
-		assert.Equal(t, uint64(1), s.Calls)
-		assert.Equal(t, uint64(1), s.HedgesStarted)
-		assert.Equal(t, uint64(1), s.HedgeWins)
+		assert.Equal(t, int64(1), s.Calls)
+		assert.Equal(t, int64(1), s.HedgesStarted)
+		assert.Equal(t, int64(1), s.HedgeWins)
 		assert.Len(t, f.events, 1)
 	})
 }
@@ -104,7 +104,7 @@ func TestAsyncRejectedAtOnce(t *testing.T) {
 			policy.NewAsyncNext[string](nil, func(context.Context) *future.Future[string] { return future.Failed[string](rejection()) }))
 		_, err := get(t, fut)
 		assert.ErrorIs(t, err, policy.ErrRejected)
-		assert.Equal(t, uint64(1), f.snap().RejectionStops)
+		assert.Equal(t, int64(1), f.snap().RejectionStops)
 	})
 }
 
@@ -148,7 +148,7 @@ func TestAsyncRejectionStopsHedging(t *testing.T) {
 		v, err := get(t, fut)
 		require.NoError(t, err)
 		assert.Equal(t, "a", v)
-		assert.Equal(t, uint64(1), f.snap().RejectionStops)
+		assert.Equal(t, int64(1), f.snap().RejectionStops)
 	})
 }
 

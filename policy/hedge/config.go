@@ -22,7 +22,9 @@ const (
 
 // Config configures a hedge. It is plain data; the zero value of every
 // field means "not set here": the registry fills it from the layer below,
-// and [Config.WithDefaults] from the default given on each field.
+// and [Config.WithDefaults] from the default given on each field. To set a
+// field back to zero over a lower layer, use [Config.SetZero] (or
+// [Config.Enable] for Disabled).
 type Config struct {
 	// Name shares one hedge (and its figures) between pipelines: every
 	// pipeline that gives the same Name uses the same instance. Default:
@@ -43,15 +45,18 @@ type Config struct {
 	// MaxHedged is how many attempts a call may start beyond the first, in
 	// [1, 10]. Default 1 ([DefaultMaxHedged]). Flat key maxHedged.
 	MaxHedged int
+
+	// zero records the keys set to zero on purpose (SetZero, Enable).
+	zero policy.ZeroSet
 }
 
 // WithDefaults returns c with every field that is not set filled with its
-// built-in default.
+// built-in default. The keys given to [Config.SetZero] stay zero.
 func (c Config) WithDefaults() Config {
-	if c.Delay == 0 {
+	if c.Delay == 0 && !c.zero.Has("delay") {
 		c.Delay = DefaultDelay
 	}
-	if c.MaxHedged == 0 {
+	if c.MaxHedged == 0 && !c.zero.Has("maxHedged") {
 		c.MaxHedged = DefaultMaxHedged
 	}
 	return c
@@ -61,8 +66,13 @@ func (c Config) WithDefaults() Config {
 // breaks as a [*policy.FieldError]: a Delay that is not positive
 // ([policy.ClassDuration]), a MaxHedged below 1 ([policy.ClassBound]) or
 // above [MaxMaxHedged] ([policy.ClassRange]). It returns nil for a valid
-// configuration. Validate checks a Disabled configuration too.
+// configuration. Validate checks a Disabled configuration too. A name
+// given to [Config.SetZero] that is no key, or is enabled, is a
+// [*policy.ZeroError].
 func (c Config) Validate() error {
+	if err := keys.CheckZeroes(&c); err != nil {
+		return err
+	}
 	if c.Delay <= 0 {
 		return &policy.FieldError{Key: "delay", Value: policy.Dur(c.Delay), Rule: "must be positive", Class: policy.ClassDuration}
 	}

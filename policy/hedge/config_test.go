@@ -63,7 +63,7 @@ func TestNewFillsDefaults(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, hedge.Config{Delay: time.Second, MaxHedged: 1}, h.Config())
 	hd := h.Handle()
-	assert.True(t, hd.Enabled())
+	assert.False(t, hd.Snapshot().Disabled)
 	assert.Equal(t, time.Second, hd.Delay())
 	assert.Equal(t, 1, hd.MaxHedged())
 }

@@ -1,6 +1,9 @@
 package hedge
 
-import "time"
+import (
+	"encoding/json"
+	"time"
+)
 
 // Handle is a read-only view of a [Hedge], for dashboards and tests. It is
 // safe for concurrent use; its methods never block and allocate nothing.
@@ -8,45 +11,58 @@ type Handle struct{ h *Hedge }
 
 // Snapshot is a copy of a hedge's figures at one moment. The counters only
 // grow; they are read one by one, so under load two of them may be a few
-// calls apart.
+// calls apart. It marshals to JSON with Delay as a Go duration string
+// ("300ms").
 type Snapshot struct {
-	// Enabled is false when the hedge is disabled and passes calls through.
-	Enabled bool
+	// Disabled reports whether the hedge runs every call once, as if it
+	// were not there.
+	Disabled bool
 	// Delay is the configured wait before each extra attempt.
 	Delay time.Duration
 	// MaxHedged is the configured number of extra attempts a call may start.
 	MaxHedged int
 	// Calls counts the calls the hedge ran (none while disabled).
-	Calls uint64
+	Calls int64
 	// HedgesStarted counts the extra attempts started (the second attempt
 	// of a call and the ones after it).
-	HedgesStarted uint64
+	HedgesStarted int64
 	// HedgeWins counts the calls won by an extra attempt rather than the
 	// first one.
-	HedgeWins uint64
+	HedgeWins int64
 	// RejectionStops counts the calls in which an attempt was rejected by
 	// an inner policy (errors.Is(err, policy.ErrRejected): an adaptive
 	// limit, a bulkhead, a rate limiter) before every extra attempt had
 	// started, so the hedge started no more.
-	RejectionStops uint64
+	RejectionStops int64
 }
+
+// MarshalJSON writes s as a JSON object with its fields' names, Delay as a
+// duration string such as "300ms".
+func (s Snapshot) MarshalJSON() ([]byte, error) {
+	type plain Snapshot
+	return json.Marshal(struct {
+		plain
+		Delay string
+	}{plain(s), s.Delay.String()})
+}
+
+// Config returns the configuration the hedge was built with, defaults
+// filled in.
+func (h *Handle) Config() Config { return h.h.cfg }
 
 // Snapshot returns the hedge's current figures.
 func (h *Handle) Snapshot() Snapshot {
 	c := h.h
 	return Snapshot{
-		Enabled:        !c.disabled,
+		Disabled:       c.disabled,
 		Delay:          c.delay,
 		MaxHedged:      c.attempts - 1,
-		Calls:          c.calls.Load(),
-		HedgesStarted:  c.hedges.Load(),
-		HedgeWins:      c.wins.Load(),
-		RejectionStops: c.stopped.Load(),
+		Calls:          int64(c.calls.Load()),
+		HedgesStarted:  int64(c.hedges.Load()),
+		HedgeWins:      int64(c.wins.Load()),
+		RejectionStops: int64(c.stopped.Load()),
 	}
 }
-
-// Enabled reports whether the hedge hedges (false when disabled).
-func (h *Handle) Enabled() bool { return !h.h.disabled }
 
 // Delay returns the configured wait before each extra attempt.
 func (h *Handle) Delay() time.Duration { return h.h.delay }

@@ -123,9 +123,9 @@ func TestSharedStageKeepsCallsApart(t *testing.T) {
 			// Let losers that ignore their ctx finish (fake time: instant).
 			<-policy.System.NewTimer(10 * time.Millisecond).C()
 			s := h.Handle().Snapshot()
-			assert.Equal(t, uint64(callers*perCaller), s.Calls)
+			assert.Equal(t, int64(callers*perCaller), s.Calls)
 			assert.LessOrEqual(t, s.HedgeWins, s.HedgesStarted)
-			assert.LessOrEqual(t, s.HedgesStarted, uint64(3*callers*perCaller))
+			assert.LessOrEqual(t, s.HedgesStarted, int64(3*callers*perCaller))
 			assert.Positive(t, wins.Load())
 		})
 	}

@@ -16,7 +16,9 @@ const (
 
 // Config configures a [Limiter]. It is plain data. The zero value of every
 // field means "not set here": the registry fills it from the layer below,
-// and [Config.WithDefaults] from the defaults given on each field.
+// and [Config.WithDefaults] from the defaults given on each field. To set a
+// field back to zero over a lower layer, use [Config.SetZero] (or
+// [Config.Enable] for Disabled).
 type Config struct {
 	// Name shares one instance between pipelines: every pipeline that gives
 	// the same Name uses the same limiter, which must resolve to the same
@@ -43,18 +45,22 @@ type Config struct {
 	// negative. Default 0: reject at once with [*RateLimitedError] (flat key
 	// maxWait).
 	MaxWait time.Duration
+
+	// zero records the keys set to zero on purpose (SetZero, Enable).
+	zero policy.ZeroSet
 }
 
 // WithDefaults returns c with every field that is not set filled with its
-// built-in default. Burst defaults to the (defaulted) Limit.
+// built-in default. Burst defaults to the (defaulted) Limit. The keys given
+// to [Config.SetZero] stay zero.
 func (c Config) WithDefaults() Config {
-	if c.Limit == 0 {
+	if c.Limit == 0 && !c.zero.Has("limit") {
 		c.Limit = DefaultLimit
 	}
-	if c.Period == 0 {
+	if c.Period == 0 && !c.zero.Has("period") {
 		c.Period = DefaultPeriod
 	}
-	if c.Burst == 0 {
+	if c.Burst == 0 && !c.zero.Has("burst") {
 		c.Burst = c.Limit
 	}
 	return c
@@ -66,8 +72,13 @@ func (c Config) WithDefaults() Config {
 //   - period not positive, maxWait negative: [policy.ClassDuration];
 //   - limit above period in nanoseconds (permits closer than 1ns apart), or
 //     a burst whose span, (burst-1) * period/limit, overflows a
-//     time.Duration: [policy.ClassCombination].
+//     time.Duration: [policy.ClassCombination];
+//   - a name given to [Config.SetZero] that is no key, or is enabled: a
+//     [*policy.ZeroError].
 func (c Config) Validate() error {
+	if err := keys.CheckZeroes(&c); err != nil {
+		return err
+	}
 	if c.Limit < 1 {
 		return &policy.FieldError{Key: "limit", Value: policy.Int(c.Limit), Rule: "must be at least 1", Class: policy.ClassBound}
 	}

@@ -1,6 +1,9 @@
 package ratelimit
 
-import "time"
+import (
+	"encoding/json"
+	"time"
+)
 
 // Handle reads a [Limiter]'s settings and figures. It is safe for
 // concurrent use; its methods never block and allocate nothing.
@@ -8,6 +11,10 @@ type Handle struct{ l *Limiter }
 
 // NewHandle returns the handle of l.
 func NewHandle(l *Limiter) *Handle { return &Handle{l: l} }
+
+// Config returns the configuration the limiter was built with, defaults
+// filled in.
+func (h *Handle) Config() Config { return h.l.cfg }
 
 // Available returns how many permits could be taken now (it reads the
 // clock once).
@@ -18,17 +25,22 @@ func (h *Handle) Available() int { return h.l.Available() }
 func (h *Handle) Snapshot() Snapshot {
 	l := h.l
 	return Snapshot{
+		Disabled:   l.disabled,
 		Limit:      l.limit,
 		Period:     l.period,
 		Burst:      l.burst,
 		MaxWait:    l.maxWait,
 		Available:  l.Available(),
-		Rejections: l.rejections.Load(),
+		Rejections: int64(l.rejections.Load()),
 	}
 }
 
-// Snapshot is a [Limiter]'s settings and figures.
+// Snapshot is a [Limiter]'s settings and figures. It marshals to JSON with
+// Period and MaxWait as Go duration strings ("1s").
 type Snapshot struct {
+	// Disabled reports whether the limiter lets every call pass without
+	// taking a permit.
+	Disabled bool
 	// Limit is how many permits come free per Period.
 	Limit int
 	// Period is the span Limit is counted over.
@@ -43,7 +55,17 @@ type Snapshot struct {
 	// Rejections is how many calls were refused since the limiter was
 	// built: each *RateLimitedError returned and each false Allow. A wait
 	// ended by the caller's ctx is not a rejection.
-	Rejections uint64
+	Rejections int64
+}
+
+// MarshalJSON writes s as a JSON object with its fields' names, Period and
+// MaxWait as duration strings such as "1s".
+func (s Snapshot) MarshalJSON() ([]byte, error) {
+	type plain Snapshot
+	return json.Marshal(struct {
+		plain
+		Period, MaxWait string
+	}{plain(s), s.Period.String(), s.MaxWait.String()})
 }
 
 // Handle returns a handle on l, like [NewHandle].

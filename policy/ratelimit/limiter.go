@@ -33,6 +33,7 @@ type Limiter struct {
 	interval  int64 // Period / Limit in nanoseconds, at least 1
 	tolerance int64 // (Burst - 1) * interval
 
+	cfg          Config // as built, defaults filled in; for the handle
 	limit, burst int
 	period       time.Duration
 	maxWait      time.Duration
@@ -57,6 +58,7 @@ func New(cfg Config, env policy.Env) (*Limiter, error) {
 	}
 	interval := int64(cfg.Period) / int64(cfg.Limit)
 	l := &Limiter{
+		cfg:       cfg,
 		interval:  interval,
 		tolerance: int64(cfg.Burst-1) * interval,
 		limit:     cfg.Limit,

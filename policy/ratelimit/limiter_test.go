@@ -101,7 +101,7 @@ func TestPermitsOverTime(t *testing.T) {
 	assert.False(t, f.l.Allow())
 	f.clk.Advance(10 * time.Second) // a quiet spell refills up to Burst, no more
 	assert.Equal(t, 2, f.l.Available())
-	assert.Equal(t, uint64(3), f.h.Snapshot().Rejections)
+	assert.Equal(t, int64(3), f.h.Snapshot().Rejections)
 }
 
 func TestSmallBurst(t *testing.T) {
@@ -233,7 +233,7 @@ func TestWaitBeyondDeadlineRejectsAtOnce(t *testing.T) {
 	err := f.l.Wait(ctx)
 	assert.ErrorIs(t, err, ratelimit.ErrRateLimited)
 	assert.Equal(t, time.Second, f.l.RetryAfter(), "nothing taken")
-	assert.Equal(t, uint64(1), f.h.Snapshot().Rejections)
+	assert.Equal(t, int64(1), f.h.Snapshot().Rejections)
 }
 
 func TestWaitCancelledGivesPermitBack(t *testing.T) {

@@ -32,7 +32,7 @@ func TestPropertyConformance(t *testing.T) {
 		h := ratelimit.NewHandle(l)
 
 		var grants []time.Duration // clock offsets at which permits were granted
-		var rejections uint64
+		var rejections int64
 		now := func() time.Duration { return clk.Now().Sub(clocktest.Start) }
 		check := func() {
 			for i := range grants {
@@ -126,6 +126,6 @@ func TestConcurrentAllow(t *testing.T) {
 		}
 		wg.Wait()
 		require.Equal(rt, int64(burst), admitted.Load())
-		require.Equal(rt, uint64(workers*2*burst-burst), ratelimit.NewHandle(l).Snapshot().Rejections)
+		require.Equal(rt, int64(workers*2*burst-burst), ratelimit.NewHandle(l).Snapshot().Rejections)
 	})
 }

@@ -81,7 +81,9 @@ const (
 
 // Config configures a retry. It is plain data. The zero value of every field
 // means "not set here": the registry fills it from the layer below, and
-// [Config.WithDefaults] from the default given on each field.
+// [Config.WithDefaults] from the default given on each field. To set a
+// field back to zero over a lower layer, use [Config.SetZero] (or
+// [Config.Enable] for Disabled).
 //
 // Only the numeric and named settings have flat keys (shown in brackets);
 // the error lists, predicates and Rand are set in code.
@@ -99,8 +101,8 @@ type Config struct {
 	// 3 means at most 2 retries. At least 1. Default 3 [maxAttempts].
 	MaxAttempts int
 	// Wait is the delay before the first retry. Not negative. Default 500ms
-	// [wait]. Zero means "not set"; for an almost immediate retry set
-	// time.Nanosecond.
+	// [wait]. Zero means "not set"; for retries without a wait, call
+	// SetZero("wait").
 	Wait time.Duration
 	// Multiplier grows the delay after each retry: retry n waits
 	// Wait × Multiplier^(n-1). At least 1; 1 keeps the delay constant.
@@ -150,24 +152,28 @@ type Config struct {
 	// safe for concurrent use. Default nil: math/rand/v2's Float64. Tests
 	// set it to make jittered delays exact.
 	Rand func() float64
+
+	// zero records the keys set to zero on purpose (SetZero, Enable).
+	zero policy.ZeroSet
 }
 
 // WithDefaults returns c with every field that is not set filled with its
-// built-in default.
+// built-in default. The keys given to [Config.SetZero] stay zero.
 func (c Config) WithDefaults() Config {
-	if c.MaxAttempts == 0 {
+	unset := func(zero bool, key string) bool { return zero && !c.zero.Has(key) }
+	if unset(c.MaxAttempts == 0, "maxAttempts") {
 		c.MaxAttempts = DefaultMaxAttempts
 	}
-	if c.Wait == 0 {
+	if unset(c.Wait == 0, "wait") {
 		c.Wait = DefaultWait
 	}
-	if c.Multiplier == 0 {
+	if unset(c.Multiplier == 0, "multiplier") {
 		c.Multiplier = DefaultMultiplier
 	}
-	if c.BudgetWindow == 0 {
+	if unset(c.BudgetWindow == 0, "budgetWindow") {
 		c.BudgetWindow = DefaultBudgetWindow
 	}
-	if c.BudgetMinRetries == 0 {
+	if unset(c.BudgetMinRetries == 0, "budgetMinRetries") {
 		c.BudgetMinRetries = DefaultBudgetMinRetries
 	}
 	return c
@@ -175,8 +181,12 @@ func (c Config) WithDefaults() Config {
 
 // Validate checks a defaulted Config (see [Config.WithDefaults]) and returns
 // the first rule it breaks as a *policy.FieldError whose Key is the flat key
-// (such as "maxAttempts"), or nil.
+// (such as "maxAttempts"), or nil; a name given to [Config.SetZero] that
+// is no key, or is enabled, is a [*policy.ZeroError].
 func (c Config) Validate() error {
+	if err := keys.CheckZeroes(&c); err != nil {
+		return err
+	}
 	switch {
 	case c.MaxAttempts < 1:
 		return &policy.FieldError{Key: "maxAttempts", Value: policy.Int(c.MaxAttempts), Rule: "must be at least 1", Class: policy.ClassBound}
@@ -191,7 +201,7 @@ func (c Config) Validate() error {
 	case c.Jitter > JitterDecorrelated:
 		return &policy.FieldError{Key: "jitter", Value: policy.Int(int(c.Jitter)), Rule: "must be none, full or decorrelated", Class: policy.ClassRange}
 	case !(c.BudgetRatio >= 0 && c.BudgetRatio <= 1):
-		return &policy.FieldError{Key: "budgetRatio", Value: policy.Float(c.BudgetRatio), Rule: "must be between 0 and 1", Class: policy.ClassRange}
+		return &policy.FieldError{Key: "budgetRatio", Value: policy.Float(c.BudgetRatio), Rule: "must be a fraction in [0, 1]: 20 % is 0.2", Class: policy.ClassRange}
 	case c.BudgetWindow < 0:
 		return &policy.FieldError{Key: "budgetWindow", Value: policy.Dur(c.BudgetWindow), Rule: "must not be negative", Class: policy.ClassDuration}
 	case c.BudgetWindow < minBudgetWindow || c.BudgetWindow > maxBudgetWindow:

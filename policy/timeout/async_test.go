@@ -63,7 +63,7 @@ func TestAsyncDeadlineFirst(t *testing.T) {
 	_, err := fut.Get(context.Background())
 	assert.ErrorIs(t, err, timeout.ErrCallTimeout)
 	assert.ErrorIs(t, a.ctx.Err(), context.DeadlineExceeded, "the inner work's ctx is done")
-	assert.Equal(t, uint64(1), f.h.Timeouts(), "counted before the future completed")
+	assert.Equal(t, int64(1), f.h.Timeouts(), "counted before the future completed")
 	assert.Len(t, f.rec.All(), 1)
 
 	// The inner future is not cancelled: it keeps its stages' slots until
@@ -71,7 +71,7 @@ func TestAsyncDeadlineFirst(t *testing.T) {
 	assert.True(t, a.pr.Complete("late"))
 	_, err = fut.Get(context.Background())
 	assert.ErrorIs(t, err, timeout.ErrCallTimeout)
-	assert.Equal(t, uint64(1), f.h.Timeouts())
+	assert.Equal(t, int64(1), f.h.Timeouts())
 	assert.Zero(t, f.clk.Pending())
 }
 

@@ -95,5 +95,5 @@ func ExampleStage() {
 	fmt.Printf("%+v\n", timeout.NewHandle(to).Snapshot())
 	// Output:
 	// r4c: call timed out after 1s (timeout search)
-	// {Timeout:1s Cooperative:false Timeouts:1}
+	// {Disabled:false Timeout:1s Cooperative:false Timeouts:1}
 }

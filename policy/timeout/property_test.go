@@ -69,7 +69,7 @@ func TestPropertyTimeoutAroundBulkhead(t *testing.T) {
 		h := timeout.NewHandle(to)
 
 		var calls []*pcall
-		var timeouts uint64
+		var timeouts int64
 		running := func() int {
 			n := 0
 			for _, c := range calls {

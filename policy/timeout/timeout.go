@@ -17,6 +17,7 @@ import (
 // goroutine of its own outside a call. Make one with [New]; the zero value
 // is not usable.
 type Timeout struct {
+	cfg         Config // as built, defaults filled in; for the handle
 	clock       policy.Clock
 	bus         *events.Bus
 	instance    string
@@ -40,6 +41,7 @@ func New(cfg Config, env policy.Env) (*Timeout, error) {
 		return nil, err
 	}
 	t := &Timeout{
+		cfg:         cfg,
 		clock:       env.ClockOrSystem(),
 		bus:         env.Events,
 		instance:    env.Instance,

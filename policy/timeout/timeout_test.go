@@ -161,7 +161,7 @@ func TestDefaultModeReturnsAtDeadline(t *testing.T) {
 	require.ErrorAs(t, r.err, &te)
 	assert.Empty(t, r.v)
 	assert.Equal(t, policy.Stamp(int64(time.Second)), r.end, "the clock read once at the deadline")
-	assert.Equal(t, uint64(1), f.h.Timeouts())
+	assert.Equal(t, int64(1), f.h.Timeouts())
 	assert.Equal(t, []events.Event{events.Timeout{Instance: "search", Timeout: time.Second}}, f.rec.All())
 	assert.Zero(t, f.clk.Pending())
 
@@ -191,7 +191,7 @@ func TestDefaultModeWorkHonoursCtx(t *testing.T) {
 		require.Empty(t, r.v)
 		require.True(t, r.end.OK())
 	}
-	assert.Equal(t, uint64(20), f.h.Timeouts())
+	assert.Equal(t, int64(20), f.h.Timeouts())
 	assert.Len(t, f.rec.All(), 20)
 }
 
@@ -286,7 +286,7 @@ func TestCooperativeLateResult(t *testing.T) {
 	require.ErrorAs(t, r.err, &te)
 	assert.Empty(t, r.v, "the late value is dropped")
 	assert.Equal(t, policy.Stamp(5), r.end, "the inner end reading: when the work returned")
-	assert.Equal(t, uint64(1), f.h.Timeouts())
+	assert.Equal(t, int64(1), f.h.Timeouts())
 	assert.Len(t, f.rec.All(), 1)
 	assert.Zero(t, f.clk.Pending())
 }
@@ -393,7 +393,7 @@ func TestNoBus(t *testing.T) {
 	require.NoError(t, clk.BlockUntil(context.Background(), 1))
 	clk.Advance(time.Second)
 	assert.ErrorIs(t, recv(t, ch), timeout.ErrCallTimeout)
-	assert.Equal(t, uint64(1), timeout.NewHandle(to).Timeouts())
+	assert.Equal(t, int64(1), timeout.NewHandle(to).Timeouts())
 }
 
 // The System clock is the default: a real (short) deadline fires.
