@@ -14,7 +14,8 @@
 // time-based (the calls of the last WindowDuration). Once the window holds
 // MinimumCalls calls, a failure rate at or above FailureRateThreshold, or a
 // rate of calls slower than SlowCallDuration at or above
-// SlowCallRateThreshold, opens it. Open, it refuses every call with an
+// SlowCallRateThreshold, opens it (rates and thresholds are fractions in
+// [0, 1]: 0.5 is half the calls). Open, it refuses every call with an
 // [*OpenError] for OpenFor, then the first call to arrive moves it to
 // half-open, where HalfOpenCalls trial calls go through and the others are
 // refused; when every trial has ended, their rates close it or open it
