@@ -144,23 +144,18 @@ func EnabledKey[C any](doc string, disabled func(*C) *bool) Key[C] {
 		field: enabled[C]{ptr: disabled}}
 }
 
-// textPointer is the pointer to an enumeration, which reads its names.
-type textPointer[E any] interface {
-	*E
-	encoding.TextUnmarshaler
-}
-
-// enumeration is a value that writes its canonical name.
-type enumeration interface {
-	comparable
-	encoding.TextMarshaler
-}
-
-// TextKey declares a key whose values are the names of an enumeration E,
+// TextKey declares a key whose values are the names of an enumeration E
+// (a comparable type with MarshalText, whose pointer has UnmarshalText),
 // parsed only by E's UnmarshalText and written by its MarshalText; values
 // lists them in the order the reference shows. An error from UnmarshalText
 // becomes a [*FieldError] of class [ClassSyntax] with its rule.
-func TextKey[C any, E enumeration, P textPointer[E]](name string, def E, valid, doc string, field func(*C) *E, values ...E) Key[C] {
+func TextKey[C any, E interface {
+	comparable
+	encoding.TextMarshaler
+}, P interface {
+	*E
+	encoding.TextUnmarshaler
+}](name string, def E, valid, doc string, field func(*C) *E, values ...E) Key[C] {
 	names := make([]string, len(values))
 	for i, v := range values {
 		names[i] = text(v)
@@ -236,7 +231,13 @@ func (f enabled[C]) value(c *C) any     { return *f.ptr(c) }
 func (f enabled[C]) format(c *C) string { return strconv.FormatBool(!*f.ptr(c)) }
 
 // textField is the field of an enumeration key.
-type textField[C any, E enumeration, P textPointer[E]] struct{ ptr func(*C) *E }
+type textField[C any, E interface {
+	comparable
+	encoding.TextMarshaler
+}, P interface {
+	*E
+	encoding.TextUnmarshaler
+}] struct{ ptr func(*C) *E }
 
 func (f textField[C, E, P]) parse(c *C, name, text string) error {
 	var v E

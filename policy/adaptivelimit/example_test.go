@@ -196,3 +196,21 @@ func Example_little() {
 	// window 15:  6 calls, limit  6
 	// window 16:  6 calls, limit  6
 }
+
+// The table of keys describes each flat key and reads its text into a
+// Config: syntax is checked here, ranges by Validate.
+func ExampleKeys() {
+	keys := adaptivelimit.Keys()
+	k := keys.At(keys.Index("window"))
+	fmt.Println(k.Name, k.Type, k.Default, k.Valid)
+
+	var c adaptivelimit.Config
+	fmt.Println(k.Set(&c, "PT0.5S"), c.Window)
+	fmt.Println(k.Set(&c, "1 sec"))
+	fmt.Println(k.Set(&c, "2h"), c.WithDefaults().Validate())
+	// Output:
+	// window duration 1s [1ms, 1h]
+	// <nil> 500ms
+	// window=1 sec: white space inside a duration
+	// <nil> window=2h0m0s: window out of range: must be between 1ms and 1h
+}

@@ -108,3 +108,20 @@ func ExampleConfig_budget() {
 	// retries: 2 available: 0
 	// ten seconds later: 2
 }
+
+// SetZero sets a key back to zero over a lower layer: here, a retry
+// without wait, where a zero Wait alone would mean "the default, 500ms".
+func ExampleConfig_SetZero() {
+	var c retry.Config
+	fmt.Println(c.WithDefaults().Wait)
+	c.SetZero("wait")
+	fmt.Println(c.WithDefaults().Wait)
+
+	var bad retry.Config
+	bad.SetZero("wiat")
+	fmt.Println(bad.Validate())
+	// Output:
+	// 500ms
+	// 0s
+	// SetZero("wiat"): no such key; SetZero takes the flat key names of docs/configuration.md (did you mean "wait"?)
+}
