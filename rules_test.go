@@ -223,3 +223,20 @@ func TestRatiosAreFractions(t *testing.T) {
 	_, err = pipeline.NewBuilder[int](reg, "r").Breaker(func(c *breaker.Config) { c.FailureRateThreshold = 50 }).Build()
 	code(t, err, r4c.CodeOutOfRange, "failureRateThreshold=50", "50 % is 0.5")
 }
+
+func TestErrorsNameTheLayerThatSetTheKey(t *testing.T) {
+	reg, err := r4c.NewRegistry(
+		r4c.WithAdaptiveLimitDefaults(func(c *adaptivelimit.Config) { c.MinLimit = 50 }),
+		r4c.WithProperties(map[string]string{"configs.b.adaptiveLimit.minLimit": "60"}),
+	)
+	require.NoError(t, err)
+	_, err = pipeline.NewBuilder[int](reg, "p").AdaptiveLimit(func(c *adaptivelimit.Config) { c.MaxLimit = 10 }).Build()
+	ce := code(t, err, r4c.CodeInvalidInCode, "defaults.adaptiveLimit.minLimit=50", "must not exceed maxLimit (10)", "building instance p")
+	assert.Equal(t, "defaults.adaptiveLimit.minLimit", ce.Key)
+	_, err = pipeline.NewBuilder[int](reg, "q").AdaptiveLimit(func(c *adaptivelimit.Config) { c.BaseConfig = "b"; c.MaxLimit = 10 }).Build()
+	ce = code(t, err, r4c.CodeBoundsOrder, "configs.b.adaptiveLimit.minLimit=60", "building instance q")
+	assert.Equal(t, "60", ce.Value)
+	_, err = pipeline.NewBuilder[int](reg, "r").AdaptiveLimit(func(c *adaptivelimit.Config) { c.MinLimit = 20; c.MaxLimit = 10 }).Build()
+	ce = code(t, err, r4c.CodeBoundsOrder, "instances.r.adaptiveLimit.minLimit=20")
+	assert.NotContains(t, ce.Rule, "building instance")
+}

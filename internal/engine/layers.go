@@ -216,8 +216,8 @@ func (s *store[C, I]) validate(c C, res *resolution, prefix, id string) error {
 // errorFor turns an error of Validate or New into a coded error. A
 // FieldError names a key: when an external value set it, the error gives
 // that key and text as given; when a registry option in code set it, the
-// code is InvalidInCode; otherwise (a builder, or a default) the code of
-// the rule's class, under prefix. id, when not empty, is the instance
+// code is InvalidInCode under that option's layer; otherwise (a builder, or
+// a default) the code of the rule's class, under prefix. id, when not empty, is the instance
 // being built, added to the rule when the key was set below it.
 func (s *store[C, I]) errorFor(err error, res *resolution, prefix, id string) error {
 	var fe *policy.FieldError
@@ -234,7 +234,9 @@ func (s *store[C, I]) errorFor(err error, res *resolution, prefix, id string) er
 		case o.ext != nil:
 			return &Error{Code: ClassCode(fe.Class), Key: o.ext.key, Value: o.ext.value, Rule: rule, Err: err}
 		case o.code:
-			return &Error{Code: InvalidInCode, Key: prefix + "." + fe.Key, Value: fe.Value, Rule: rule, Err: err}
+			// The registry option that set it: defaults.<kind>.<key> or
+			// configs.<name>.<kind>.<key>.
+			return &Error{Code: InvalidInCode, Key: o.layer + "." + s.k.Name + "." + fe.Key, Value: fe.Value, Rule: rule, Err: err}
 		default:
 			return &Error{Code: ClassCode(fe.Class), Key: prefix + "." + fe.Key, Value: fe.Value, Rule: rule, Err: err}
 		}
