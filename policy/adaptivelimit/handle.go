@@ -12,6 +12,13 @@ type Handle struct{ l *Limiter }
 // Handle returns the limiter's handle. Every call returns the same one.
 func (l *Limiter) Handle() *Handle { return l.handle }
 
+// Limiter returns the limiter h reads, so that code holding only the
+// handle (the registry's reg.AdaptiveLimit) can take slots from the same
+// instance: with [Limiter.Acquire] and [Limiter.Release], or through
+// [Stage] in another library's executor. Its calls count in h's figures
+// and publish on the registry's bus.
+func (h *Handle) Limiter() *Limiter { return h.l }
+
 // Limit returns the current limit: how many calls may hold a slot at once.
 // It costs one atomic load. For a disabled limit it is InitialLimit, which
 // nothing enforces.

@@ -7,6 +7,11 @@ type Handle struct{ b *Breaker }
 // Handle returns the handle of b.
 func (b *Breaker) Handle() *Handle { return &Handle{b} }
 
+// Breaker returns the breaker h reads, so that code holding only the
+// handle (the registry's reg.Breaker) can make calls through the same
+// instance, with [Breaker.Allow] and [Breaker.Record] or through [Stage].
+func (h *Handle) Breaker() *Breaker { return h.b }
+
 // Config returns the configuration the breaker was built with, defaults
 // filled in.
 func (h *Handle) Config() Config { return h.b.cfg }

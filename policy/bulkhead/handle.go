@@ -12,6 +12,12 @@ type Handle struct{ b *Bulkhead }
 // NewHandle returns the handle of b.
 func NewHandle(b *Bulkhead) *Handle { return &Handle{b: b} }
 
+// Bulkhead returns the bulkhead h reads, so that code holding only the
+// handle (the registry's reg.Bulkhead) can take slots from the same
+// instance, with [Bulkhead.Acquire] and [Bulkhead.Release] or through
+// [Stage].
+func (h *Handle) Bulkhead() *Bulkhead { return h.b }
+
 // Config returns the configuration the bulkhead was built with, defaults
 // filled in.
 func (h *Handle) Config() Config { return h.b.cfg }

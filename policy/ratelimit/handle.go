@@ -12,6 +12,11 @@ type Handle struct{ l *Limiter }
 // NewHandle returns the handle of l.
 func NewHandle(l *Limiter) *Handle { return &Handle{l: l} }
 
+// Limiter returns the rate limiter h reads, so that code holding only the
+// handle (the registry's reg.RateLimit) can take permits from the same
+// instance, with [Limiter.Allow] and [Limiter.Wait] or through [Stage].
+func (h *Handle) Limiter() *Limiter { return h.l }
+
 // Config returns the configuration the limiter was built with, defaults
 // filled in.
 func (h *Handle) Config() Config { return h.l.cfg }
