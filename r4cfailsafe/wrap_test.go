@@ -253,4 +253,3 @@ func buildWithName(t *testing.T, reg *r4c.Registry, name string, w policy.Policy
 	require.NoError(t, err)
 	return p, err
 }
-
