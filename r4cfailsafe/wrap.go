@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"sync"
+	"sync/atomic"
 
 	"github.com/failsafe-go/failsafe-go"
 
@@ -93,8 +94,8 @@ var errPanicked = errors.New("r4cfailsafe: the call panicked")
 // hedge runs several at once).
 type panicked struct {
 	once  sync.Once
-	value any
-	seen  bool
+	value any         // written before seen is set
+	seen  atomic.Bool // read by Execute once the executor returned
 }
 
 // Execute runs next through the executor with ctx. It returns next's
@@ -107,14 +108,14 @@ func (w *Wrapped[T]) Execute(ctx context.Context, next policy.Next[T]) (T, error
 	v, err := w.exec.WithContext(ctx).GetWithExecution(func(exec failsafe.Execution[T]) (v T, err error) {
 		defer func() {
 			if r := recover(); r != nil {
-				p.once.Do(func() { p.value, p.seen = r, true })
+				p.once.Do(func() { p.value = r; p.seen.Store(true) })
 				cancel()
 				err = errPanicked
 			}
 		}()
 		return next.Call(exec.Context())
 	})
-	if p.seen {
+	if p.seen.Load() {
 		panic(p.value)
 	}
 	if err != nil {
