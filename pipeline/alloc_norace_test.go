@@ -6,13 +6,17 @@
 package pipeline_test
 
 import (
+	"context"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/resilience4cata/r4c/events"
 	"github.com/resilience4cata/r4c/pipeline"
+	"github.com/resilience4cata/r4c/policy/timeout"
 )
 
 func TestSyncPathsAllocateNothing(t *testing.T) {
@@ -52,4 +56,43 @@ func TestRejectionWithASubscriberAllocatesNothing(t *testing.T) {
 	allocs := testing.AllocsPerRun(1000, func() { _, _ = p.Execute(ok) })
 	assert.Zero(t, allocs)
 	assert.Positive(t, n.Load())
+}
+
+// A Bound adds no allocation to the synchronous paths; where a stage may
+// call the function after the call (a timeout in its default mode), it adds
+// exactly one: the record of the argument.
+func TestBoundAllocatesNothingMore(t *testing.T) {
+	reg := newReg(t)
+	type two struct{ a, b int }
+	fn := func(_ context.Context, x two) (int, error) { return x.a + x.b, nil }
+	for name, p := range map[string]*pipeline.Pipeline[int]{
+		"adaptive limit": adaptiveOnly(t, reg, 20),
+		"full pipeline":  fullPipeline(t, reg),
+	} {
+		b := pipeline.Bind(p, fn)
+		allocs := testing.AllocsPerRun(2000, func() {
+			if v, err := b.ExecuteContext(context.Background(), two{1, 2}); err != nil || v != 3 {
+				t.Fatal(v, err)
+			}
+		})
+		assert.Zero(t, allocs, name)
+	}
+	p := adaptiveOnly(t, newReg(t), 1)
+	release := occupy(t, p)
+	b := pipeline.Bind(p, fn)
+	allocs := testing.AllocsPerRun(2000, func() {
+		if _, err := b.Execute(two{1, 2}); err == nil {
+			t.Fatal("not rejected")
+		}
+	})
+	release()
+	assert.Zero(t, allocs, "rejection")
+
+	detached, err := pipeline.NewBuilder[int](newReg(t), "detached").
+		Timeout(func(c *timeout.Config) { c.Timeout = time.Minute }).Build()
+	require.NoError(t, err)
+	own := testing.AllocsPerRun(500, func() { _, _ = detached.Execute(ok) })
+	bd := pipeline.Bind(detached, fn)
+	bound := testing.AllocsPerRun(500, func() { _, _ = bd.Execute(two{1, 2}) })
+	assert.Equal(t, own+1, bound, "the pipeline allocates %v itself", own)
 }

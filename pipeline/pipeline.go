@@ -18,6 +18,10 @@ type Pipeline[T any] struct {
 	name  string
 	chain policy.Chain[T] // linked once, at Build
 	kinds []string
+	// detaches is set when a stage may call the function after Execute
+	// has returned, or call it on a goroutine of its own: an enabled hedge,
+	// or an enabled timeout in its default (detached) mode. See Bind.
+	detaches bool
 }
 
 // Name returns the pipeline's name, the default instance id of its policies.
