@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/resilience4cata/r4c/events"
+	"github.com/resilience4cata/r4c/future"
 	"github.com/resilience4cata/r4c/pipeline"
 	"github.com/resilience4cata/r4c/policy/timeout"
 )
@@ -95,4 +96,28 @@ func TestBoundAllocatesNothingMore(t *testing.T) {
 	bd := pipeline.Bind(detached, fn)
 	bound := testing.AllocsPerRun(500, func() { _, _ = bd.Execute(two{1, 2}) })
 	assert.Equal(t, own+1, bound, "the pipeline allocates %v itself", own)
+}
+
+// A BoundFuture allocates what ExecuteFuture allocates for a capture-free
+// function, and one record more where a retry may start another attempt.
+func TestBoundFutureAllocatesNothingMore(t *testing.T) {
+	type two struct{ a, b int }
+	done := future.Completed(3)
+	fn := func(context.Context, two) *future.Future[int] { return done }
+	free := func(context.Context) *future.Future[int] { return done }
+	for name, tc := range map[string]struct {
+		build func(*pipeline.Builder[int]) *pipeline.Builder[int]
+		extra float64
+	}{
+		"adaptive limit": {func(b *pipeline.Builder[int]) *pipeline.Builder[int] { return b.AdaptiveLimit(nil) }, 0},
+		"retry":          {func(b *pipeline.Builder[int]) *pipeline.Builder[int] { return b.AdaptiveLimit(nil).Retry(nil) }, 1},
+	} {
+		p, err := tc.build(pipeline.NewBuilder[int](newReg(t), "f")).Build()
+		require.NoError(t, err)
+		ctx := context.Background()
+		own := testing.AllocsPerRun(1000, func() { _, _ = p.ExecuteFuture(ctx, free).Get(ctx) })
+		b := pipeline.BindFuture(p, fn)
+		bound := testing.AllocsPerRun(1000, func() { _, _ = b.ExecuteFuture(ctx, two{1, 2}).Get(ctx) })
+		assert.Equal(t, own+tc.extra, bound, "%s: the pipeline allocates %v itself", name, own)
+	}
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"sync"
+
+	"github.com/resilience4cata/r4c/future"
 )
 
 // ErrNilPipeline is returned by the methods of a [Bound] made by Bind from a
@@ -104,4 +106,75 @@ func (b *Bound[T, A]) ExecuteContext(ctx context.Context, arg A) (T, error) {
 	f.arg = zero
 	b.pool.Put(f)
 	return v, err
+}
+
+// BoundFuture is a pipeline bound, once, to an asynchronous function of
+// one argument, as [Bound] is to a synchronous one: each call gives only
+// the argument. It is safe for concurrent use. Make it with [BindFuture];
+// the zero BoundFuture is not usable.
+//
+// # Allocations
+//
+// ExecuteFuture calls the function on the caller's goroutine before it
+// returns, and calls it again later only to start another attempt (an
+// enabled retry or hedge). Without those a call keeps its argument in a
+// recycled record and allocates nothing beyond what [Pipeline.ExecuteFuture]
+// allocates for a capture-free function; with them it allocates one record
+// of its own, since a later attempt may read it.
+type BoundFuture[T, A any] struct {
+	p    *Pipeline[T]
+	fn   func(context.Context, A) *future.Future[T]
+	pool sync.Pool // of *futureFrame[T, A], when the pipeline does not repeat
+}
+
+type futureFrame[T, A any] struct {
+	b   *BoundFuture[T, A]
+	arg A
+	run func(context.Context) *future.Future[T]
+}
+
+func (f *futureFrame[T, A]) call(ctx context.Context) *future.Future[T] { return f.b.fn(ctx, f.arg) }
+
+// BindFuture returns p bound to fn: [BoundFuture.ExecuteFuture](ctx, arg)
+// runs fn(ctx', arg) through p as [Pipeline.ExecuteFuture] runs a
+// function. fn must not keep arg's address. A nil p or fn makes every call
+// return a future failed with [ErrNilPipeline] or [ErrNilFunc].
+func BindFuture[T, A any](p *Pipeline[T], fn func(ctx context.Context, arg A) *future.Future[T]) *BoundFuture[T, A] {
+	b := &BoundFuture[T, A]{p: p, fn: fn}
+	if p != nil && !p.repeats {
+		b.pool.New = func() any {
+			f := &futureFrame[T, A]{b: b}
+			f.run = f.call
+			return f
+		}
+	}
+	return b
+}
+
+// Pipeline returns the pipeline b runs its calls through.
+func (b *BoundFuture[T, A]) Pipeline() *Pipeline[T] { return b.p }
+
+// ExecuteFuture runs the asynchronous call fn(ctx', arg) through the
+// pipeline, as [Pipeline.ExecuteFuture] does: every policy holds its slot
+// or permit until the future fn returns completes, a rejection returns a
+// failed future at once without calling fn, and cancelling the returned
+// future cancels the call.
+func (b *BoundFuture[T, A]) ExecuteFuture(ctx context.Context, arg A) *future.Future[T] {
+	switch {
+	case b.p == nil:
+		return future.Failed[T](ErrNilPipeline)
+	case b.fn == nil:
+		return future.Failed[T](ErrNilFunc)
+	case b.p.repeats:
+		return b.p.ExecuteFuture(ctx, func(ctx context.Context) *future.Future[T] { return b.fn(ctx, arg) })
+	}
+	f := b.pool.Get().(*futureFrame[T, A])
+	f.arg = arg
+	fut := b.p.ExecuteFuture(ctx, f.run)
+	// fn has been called, or never will be: without a retry or a hedge
+	// nothing starts another attempt.
+	var zero A
+	f.arg = zero
+	b.pool.Put(f)
+	return fut
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/resilience4cata/r4c/future"
 	"github.com/resilience4cata/r4c/pipeline"
 	"github.com/resilience4cata/r4c/policy/adaptivelimit"
 	"github.com/resilience4cata/r4c/policy/hedge"
@@ -191,5 +192,80 @@ func TestBindNil(t *testing.T) {
 	p, err := pipeline.NewBuilder[int](reg, "bind-nil").Build()
 	require.NoError(t, err)
 	_, err = pipeline.Bind[int, args](p, nil).ExecuteContext(context.Background(), args{})
+	assert.ErrorIs(t, err, pipeline.ErrNilFunc)
+}
+
+func TestBindFuturePassesTheArgument(t *testing.T) {
+	_, reg := manual(t)
+	p, err := pipeline.NewBuilder[int](reg, "bindf").
+		AdaptiveLimit(func(c *adaptivelimit.Config) { c.InitialLimit = 1; c.MinLimit = 1 }).
+		Build()
+	require.NoError(t, err)
+	pending := map[int]*future.Promise[int]{}
+	b := pipeline.BindFuture(p, func(_ context.Context, x args) *future.Future[int] {
+		pr := future.NewPromise[int]()
+		pending[x.a] = pr
+		return pr.Future()
+	})
+	assert.Same(t, p, b.Pipeline())
+	f1 := b.ExecuteFuture(context.Background(), args{1, 0})
+	f2 := b.ExecuteFuture(context.Background(), args{2, 0})
+	_, err = f2.Get(context.Background())
+	require.ErrorIs(t, err, adaptivelimit.ErrLimitExceeded, "the first call holds the only slot")
+	require.Len(t, pending, 1)
+	pending[1].Complete(10)
+	v, err := f1.Get(context.Background())
+	require.NoError(t, err)
+	assert.Equal(t, 10, v)
+	f3 := b.ExecuteFuture(context.Background(), args{3, 0})
+	pending[3].Complete(30)
+	v, err = f3.Get(context.Background())
+	require.NoError(t, err)
+	assert.Equal(t, 30, v)
+}
+
+// A retry starts the next attempt after ExecuteFuture has returned, with
+// the call's argument.
+func TestBindFutureRetriesWithTheArgument(t *testing.T) {
+	clk, reg := manual(t)
+	p, err := pipeline.NewBuilder[int](reg, "bindf-retry").
+		Retry(func(c *retry.Config) { c.MaxAttempts = 2; c.Wait = time.Second }).
+		Build()
+	require.NoError(t, err)
+	var mu sync.Mutex
+	var seen []args
+	b := pipeline.BindFuture(p, func(_ context.Context, x args) *future.Future[int] {
+		mu.Lock()
+		seen = append(seen, x)
+		n := len(seen)
+		mu.Unlock()
+		if n == 1 {
+			return future.Failed[int](errors.New("again"))
+		}
+		return future.Completed(x.a + x.b)
+	})
+	f := b.ExecuteFuture(context.Background(), args{20, 22})
+	// Another call meanwhile, with another argument.
+	g := b.ExecuteFuture(context.Background(), args{1, 1})
+	waitTimers(t, clk, 1)
+	clk.Advance(time.Second)
+	v, err := f.Get(context.Background())
+	require.NoError(t, err)
+	assert.Equal(t, 42, v)
+	v, err = g.Get(context.Background())
+	require.NoError(t, err)
+	assert.Equal(t, 2, v)
+	mu.Lock()
+	defer mu.Unlock()
+	assert.Equal(t, []args{{20, 22}, {1, 1}, {20, 22}}, seen)
+}
+
+func TestBindFutureNil(t *testing.T) {
+	_, err := pipeline.BindFuture[int, args](nil, nil).ExecuteFuture(context.Background(), args{}).Get(context.Background())
+	assert.ErrorIs(t, err, pipeline.ErrNilPipeline)
+	_, reg := manual(t)
+	p, err := pipeline.NewBuilder[int](reg, "bindf-nil").Build()
+	require.NoError(t, err)
+	_, err = pipeline.BindFuture[int, args](p, nil).ExecuteFuture(context.Background(), args{}).Get(context.Background())
 	assert.ErrorIs(t, err, pipeline.ErrNilFunc)
 }

@@ -31,10 +31,10 @@ type enums func(pkgPath, typeName string, v int64) (string, bool)
 
 // file writes the file of one interface.
 type file struct {
-	pkg     *types.Package
-	it      *iface
-	enums   enums
-	ds      *diags
+	pkg       *types.Package
+	it        *iface
+	enums     enums
+	ds        *diags
 	imports   map[string]string // path → name
 	usedPaths map[string]bool   // the imports the code uses
 	taken     map[string]bool   // names no import or parameter may take
@@ -97,10 +97,11 @@ func (m *method) params() []*types.Var {
 }
 
 // usesArgs reports whether m's parameters travel in an args struct.
-func (m *method) usesArgs() bool { return m.shape == shapeSync && len(m.params()) > 1 }
+func (m *method) usesArgs() bool { return len(m.params()) > 1 }
 
-// bound reports whether m's calls go through a pipeline.Bound.
-func (m *method) bound() bool { return m.shape == shapeSync && len(m.params()) > 0 }
+// bound reports whether m's calls go through a pipeline.Bound or
+// BoundFuture.
+func (m *method) bound() bool { return len(m.params()) > 0 }
 
 func newFile(pkg *types.Package, it *iface, en enums, ds *diags) *file {
 	f := &file{pkg: pkg, it: it, enums: en, ds: ds, imports: map[string]string{}, taken: map[string]bool{}}
@@ -269,16 +270,13 @@ func (f *file) body() []byte {
 		}
 		t := f.pipelineT(m)
 		switch {
+		case m.bound() && m.shape == shapeFuture:
+			f.p("\tp%s *%s.BoundFuture[%s, %s]\n", m.name, pipelineName, t, f.argType(m))
 		case m.bound():
 			f.p("\tp%s *%s.Bound[%s, %s]\n", m.name, pipelineName, t, f.argType(m))
-		case m.shape == shapeSync:
-			f.p("\tp%s *%s.Pipeline[%s]\n", m.name, pipelineName, t)
-			f.p("\tfn%s %s\n", m.name, f.fnType(m))
 		default:
 			f.p("\tp%s *%s.Pipeline[%s]\n", m.name, pipelineName, t)
-			if len(m.params()) == 0 {
-				f.p("\tfn%s %s\n", m.name, f.fnType(m))
-			}
+			f.p("\tfn%s %s\n", m.name, f.fnType(m))
 		}
 	}
 	f.p("}\n\n")
@@ -302,7 +300,7 @@ func (f *file) body() []byte {
 		if m.shape == shapeSync && len(m.results) > 1 {
 			rn := resultName(it, m)
 			f.doc("", fmt.Sprintf("%s carries the results of %s.%s through its pipeline: R0 is the first, "+
-				"R1 the second, and so on. A fallback's value for %s is one.", rn, it.name, m.name))
+				"R1 the second, and so on. A fallback's value for %s is one.", rn, it.name, m.name, m.name))
 			f.p("type %s%s struct {\n", rn, f.typeParams)
 			for i, t := range m.results {
 				f.p("\tR%d %s\n", i, f.typ(t))
@@ -476,16 +474,26 @@ func (f *file) construct(m *method) {
 			args[i] = "a"
 		}
 	}
+	ctxParam := "ctx"
+	if !m.ctx {
+		ctxParam = "_"
+	}
 	switch {
+	case m.bound() && m.shape == shapeFuture:
+		f.p("\t\tr.p%s = %s.BindFuture(p, func(%s %s.Context, a %s) *%s.Future[%s] {\n", m.name, pl, ctxParam, ctxName,
+			f.argType(m), f.use(futurePath), t)
+		f.p("\t\t\treturn %s\n", f.call("delegate", m, "ctx", args))
+		f.p("\t\t})\n")
 	case m.bound():
-		ctxParam := "ctx"
-		if !m.ctx {
-			ctxParam = "_"
-		}
 		f.p("\t\tr.p%s = %s.Bind(p, func(%s %s.Context, a %s) (%s, error) {\n", m.name, pl, ctxParam, ctxName, f.argType(m), t)
 		f.p("%s", f.delegateCall(m, args))
 		f.p("\t\t})\n")
-	case m.shape == shapeSync:
+	case m.shape == shapeFuture:
+		f.p("\t\tr.p%s = p\n", m.name)
+		f.p("\t\tr.fn%s = func(%s %s.Context) *%s.Future[%s] {\n", m.name, ctxParam, ctxName, f.use(futurePath), t)
+		f.p("\t\t\treturn %s\n", f.call("delegate", m, "ctx", nil))
+		f.p("\t\t}\n")
+	default:
 		f.p("\t\tr.p%s = p\n", m.name)
 		if m.ctx {
 			f.p("\t\tr.fn%s = func(ctx %s.Context) (%s, error) {\n", m.name, ctxName, t)
@@ -494,17 +502,6 @@ func (f *file) construct(m *method) {
 		}
 		f.p("%s", f.delegateCall(m, nil))
 		f.p("\t\t}\n")
-	default:
-		f.p("\t\tr.p%s = p\n", m.name)
-		if len(params) == 0 {
-			ctxParam := "ctx"
-			if !m.ctx {
-				ctxParam = "_"
-			}
-			f.p("\t\tr.fn%s = func(%s %s.Context) *%s.Future[%s] {\n", m.name, ctxParam, ctxName, f.use(futurePath), t)
-			f.p("\t\t\treturn %s\n", f.call("delegate", m, "ctx", nil))
-			f.p("\t\t}\n")
-		}
 	}
 	f.p("\t}\n")
 }
@@ -649,18 +646,11 @@ func (f *file) methodDecl(m *method) {
 		callerCtx = f.use("context") + ".Background()"
 	}
 	if m.shape == shapeFuture {
-		if len(m.params()) == 0 {
+		if m.bound() {
+			f.p("\treturn r.p%s.ExecuteFuture(%s, %s)\n", m.name, callerCtx, f.argValue(m))
+		} else {
 			f.p("\treturn r.p%s.ExecuteFuture(%s, r.fn%s)\n", m.name, callerCtx, m.name)
-			return
 		}
-		ctxParam := "ctx"
-		if !m.ctx {
-			ctxParam = "_"
-		}
-		f.p("\treturn r.p%s.ExecuteFuture(%s, func(%s %s.Context) *%s.Future[%s] {\n", m.name, callerCtx, ctxParam,
-			f.use("context"), f.use(futurePath), f.typ(m.elem))
-		f.p("\t\treturn %s\n", f.call("r.delegate", m, "ctx", m.names))
-		f.p("\t})\n")
 		return
 	}
 	var call string

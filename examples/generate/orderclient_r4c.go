@@ -26,7 +26,7 @@ type OrderClientResilient struct {
 	delegate    OrderClient
 	pPlace      *pipeline.Bound[string, string]
 	pCancel     *pipeline.Bound[struct{}, string]
-	pPlaceAsync *pipeline.Pipeline[string]
+	pPlaceAsync *pipeline.BoundFuture[string, string]
 }
 
 var _ OrderClient = (*OrderClientResilient)(nil)
@@ -93,7 +93,9 @@ func NewOrderClientResilient(delegate OrderClient, reg *r4c.Registry) (*OrderCli
 		if err != nil {
 			return nil, err
 		}
-		r.pPlaceAsync = p
+		r.pPlaceAsync = pipeline.BindFuture(p, func(_ context.Context, a string) *future.Future[string] {
+			return delegate.PlaceAsync(a)
+		})
 	}
 	return r, nil
 }
@@ -114,7 +116,5 @@ func (r *OrderClientResilient) Cancel(ctx context.Context, order string) error {
 // PlaceAsync calls the delegate's PlaceAsync through the pipeline
 // generate.OrderClient.PlaceAsync (adaptiveLimit).
 func (r *OrderClientResilient) PlaceAsync(order string) *future.Future[string] {
-	return r.pPlaceAsync.ExecuteFuture(context.Background(), func(_ context.Context) *future.Future[string] {
-		return r.delegate.PlaceAsync(order)
-	})
+	return r.pPlaceAsync.ExecuteFuture(context.Background(), order)
 }

@@ -35,7 +35,7 @@ type searchClientSuggestArgs struct {
 
 // SearchClientSuggestResult carries the results of SearchClient.Suggest through
 // its pipeline: R0 is the first, R1 the second, and so on. A fallback's value
-// for %!s(MISSING) is one.
+// for Suggest is one.
 type SearchClientSuggestResult struct {
 	R0 []string
 	R1 bool
