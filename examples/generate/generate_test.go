@@ -129,7 +129,7 @@ func TestDirectivesConfigureTheInstances(t *testing.T) {
 // External instance keys apply to the generated pipelines like to any.
 func TestExternalKeysReachTheWrapper(t *testing.T) {
 	_, reg := manual(t, r4c.WithProperties(map[string]string{
-		"instances.orders.adaptiveLimit.maxLimit":               "50",
+		"instances.orders.adaptiveLimit.maxLimit":                "50",
 		"instances.generate.SearchClient.Search.timeout.timeout": "PT0.5S",
 	}))
 	_, err := generate.NewOrderClientResilient(newOrders(), reg)
