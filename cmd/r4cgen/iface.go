@@ -2,6 +2,7 @@ package main
 
 import (
 	"go/ast"
+	"path/filepath"
 	"go/token"
 	"go/types"
 	"strings"
@@ -102,11 +103,12 @@ func (l *loaded) findInterface(name string, ds *diags) *iface {
 			ds.errorf(m.pos, codeMethod, "cannot find the method %s of %s", m.name, name)
 			continue
 		}
-		m.sig = fn.Type().(*types.Signature)
 		if !fn.Exported() && fn.Pkg() != pkg {
 			ds.errorf(m.pos, codeMethod, "%s.%s is unexported in package %s: no type outside it can implement %s",
 				name, m.name, fn.Pkg().Path(), name)
+			continue
 		}
+		m.sig = fn.Type().(*types.Signature)
 	}
 	return it
 }
@@ -125,7 +127,7 @@ func (l *loaded) walk(it *iface, node *ast.InterfaceType, fset *token.FileSet, t
 			own := len(lv.kinds) > 0 || lv.config.set
 			if prev := seen[name]; prev != nil {
 				if own && prev.own {
-					ds.errorf(pos, codeDirective, "%s is declared twice with directives (also at %s:%d); keep them on one", name, prev.pos.Filename, prev.pos.Line)
+					ds.errorf(pos, codeDirective, "%s is declared twice with directives (also at %s:%d); keep them on one", name, filepath.Base(prev.pos.Filename), prev.pos.Line)
 				}
 				continue
 			}

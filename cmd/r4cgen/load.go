@@ -8,6 +8,7 @@ import (
 	"go/types"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"golang.org/x/tools/go/packages"
@@ -47,7 +48,7 @@ func load(opts options, ds *diags) *loaded {
 			packages.NeedTypesInfo | packages.NeedImports,
 		Dir:     opts.dir,
 		Fset:    fset,
-		Overlay: generatedOverlay(opts.dir),
+		Overlay: generatedOverlay(opts),
 	}
 	if opts.tags != "" {
 		cfg.BuildFlags = []string{"-tags=" + opts.tags}
@@ -77,28 +78,40 @@ func load(opts options, ds *diags) *loaded {
 // packageErrors lists the errors go/packages reported for pkg, or says
 // there are none.
 func packageErrors(pkg *packages.Package) string {
-	if len(pkg.Errors) == 0 {
-		return "no Go files"
-	}
 	var msgs []string
-	for i, e := range pkg.Errors {
-		if i == 10 {
-			msgs = append(msgs, "...")
-			break
+	for _, e := range pkg.TypeErrors {
+		p := e.Fset.Position(e.Pos)
+		msgs = append(msgs, filepath.Base(p.Filename)+":"+strconv.Itoa(p.Line)+": "+e.Msg)
+	}
+	if len(msgs) == 0 {
+		for _, e := range pkg.Errors {
+			msgs = append(msgs, e.Msg)
 		}
-		msgs = append(msgs, e.Error())
+	}
+	switch {
+	case len(msgs) == 0:
+		return "no Go files"
+	case len(msgs) > 5:
+		msgs = append(msgs[:5], "...")
 	}
 	return strings.Join(msgs, "; ")
 }
 
-// generatedOverlay maps each file of dir that r4cgen generated to its
-// package clause alone.
-func generatedOverlay(dir string) map[string][]byte {
-	abs, err := filepath.Abs(dir)
+// generatedOverlay maps each file of the package that r4cgen generated
+// (the *_r4c.go files and the -output file) to its package clause alone.
+func generatedOverlay(opts options) map[string][]byte {
+	abs, err := filepath.Abs(opts.dir)
 	if err != nil {
 		return nil
 	}
 	matches, _ := filepath.Glob(filepath.Join(abs, "*_r4c.go"))
+	if opts.output != "" {
+		out := opts.output
+		if !filepath.IsAbs(out) {
+			out = filepath.Join(abs, out)
+		}
+		matches = append(matches, out)
+	}
 	var overlay map[string][]byte
 	for _, path := range matches {
 		src, err := os.ReadFile(path)

@@ -20,41 +20,11 @@ func main() { os.Exit(run(os.Args[1:], os.Stderr)) }
 // run is the command: it parses args, generates, writes the files and
 // returns the exit code (0, 1 for errors in the input, 2 for usage).
 func run(args []string, stderr io.Writer) int {
-	fs := flag.NewFlagSet("r4cgen", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	typeNames := fs.String("type", "", "the interfaces to implement, comma-separated (required)")
-	output := fs.String("output", "", "the file to write, for a single -type (default <type>_r4c.go, lower case, in the package's directory)")
-	tags := fs.String("tags", "", "build tags to load the package with, comma-separated")
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: r4cgen -type Name[,Name...] [-output file] [-tags tags] [directory]\n\n"+
-			"r4cgen writes a resilient implementation of each interface named: see\n"+
-			"https://pkg.go.dev/github.com/resilience4cata/r4c/cmd/r4cgen and docs/generate.md.\n\n")
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
+	opts, ok := parseOptions(args, stderr)
+	if !ok {
 		return 2
 	}
-	dir := "."
-	switch fs.NArg() {
-	case 0:
-	case 1:
-		dir = fs.Arg(0)
-	default:
-		fmt.Fprintf(stderr, "%s: r4cgen takes one package directory, not %d arguments\n", codeUsage, fs.NArg())
-		return 2
-	}
-	var names []string
-	for n := range strings.SplitSeq(*typeNames, ",") {
-		if n = strings.TrimSpace(n); n != "" {
-			names = append(names, n)
-		}
-	}
-	if len(names) == 0 {
-		fmt.Fprintf(stderr, "%s: -type is required: the interface(s) to implement\n", codeUsage)
-		fs.Usage()
-		return 2
-	}
-	files, errs := generateAll(options{dir: dir, types: names, output: *output, tags: *tags})
+	files, errs := generateAll(opts)
 	if len(errs) > 0 {
 		cwd, _ := os.Getwd()
 		for _, d := range errs {
@@ -72,6 +42,46 @@ func run(args []string, stderr io.Writer) int {
 		}
 	}
 	return 0
+}
+
+// parseOptions parses the command line; it reports a usage error on
+// stderr and returns false.
+func parseOptions(args []string, stderr io.Writer) (options, bool) {
+	fs := flag.NewFlagSet("r4cgen", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	typeNames := fs.String("type", "", "the interfaces to implement, comma-separated (required)")
+	output := fs.String("output", "", "the file to write, for a single -type (default <type>_r4c.go, lower case, in the package's directory)")
+	tags := fs.String("tags", "", "build tags to load the package with, comma-separated")
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "usage: r4cgen -type Name[,Name...] [-output file] [-tags tags] [directory]\n\n"+
+			"r4cgen writes a resilient implementation of each interface named, from the\n"+
+			"//r4c: directives in its comments: see docs/generate.md.\n\n")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return options{}, false
+	}
+	dir := "."
+	switch fs.NArg() {
+	case 0:
+	case 1:
+		dir = fs.Arg(0)
+	default:
+		fmt.Fprintf(stderr, "%s: r4cgen takes one package directory, not %d arguments\n", codeUsage, fs.NArg())
+		return options{}, false
+	}
+	var names []string
+	for n := range strings.SplitSeq(*typeNames, ",") {
+		if n = strings.TrimSpace(n); n != "" {
+			names = append(names, n)
+		}
+	}
+	if len(names) == 0 {
+		fmt.Fprintf(stderr, "%s: -type is required: the interface(s) to implement\n", codeUsage)
+		fs.Usage()
+		return options{}, false
+	}
+	return options{dir: dir, types: names, output: *output, tags: *tags}, true
 }
 
 // generateAll generates the files for opts: their paths and contents, or

@@ -1,0 +1,3 @@
+package notfound
+
+type SearchClient interface{ Search(q string) (string, error) }
