@@ -2,9 +2,9 @@ package main
 
 import (
 	"go/ast"
-	"path/filepath"
 	"go/token"
 	"go/types"
+	"path/filepath"
 	"strings"
 )
 

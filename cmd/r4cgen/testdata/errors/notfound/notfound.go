@@ -1,3 +1,5 @@
 package notfound
 
-type SearchClient interface{ Search(q string) (string, error) }
+type SearchClient interface {
+	Search(q string) (string, error)
+}
