@@ -363,6 +363,9 @@ func (f *file) paramNames(m *method) []string {
 	for n := range f.taken {
 		used[n] = true
 	}
+	for n := range declared(f.it) {
+		used[n] = true
+	}
 	params := m.params()
 	keep := make([]bool, len(params))
 	for i, v := range params {
