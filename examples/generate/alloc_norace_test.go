@@ -22,19 +22,6 @@ import (
 	"github.com/resilience4cata/r4c/policy/timeout"
 )
 
-// still is a delegate that allocates nothing.
-type still struct{ done *future.Future[string] }
-
-var titles = []string{"go", "gopher"}
-
-func (still) Search(context.Context, string) ([]string, error) { return titles, nil }
-func (still) Suggest(context.Context, string, int) ([]string, bool, error) {
-	return titles, true, nil
-}
-func (still) Place(context.Context, string) (string, error) { return "placed", nil }
-func (still) Cancel(context.Context, string) error          { return nil }
-func (s still) PlaceAsync(string) *future.Future[string]    { return s.done }
-
 // allocs returns the allocations of one call of fn, averaged.
 func allocs(fn func()) float64 { return testing.AllocsPerRun(2000, fn) }
 
