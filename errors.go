@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/resilience4cata/r4c/internal/engine"
+	"github.com/resilience4cata/r4c/policy"
 )
 
 // ErrConfig is matched by every configuration error: errors.Is(err,
@@ -66,6 +67,16 @@ var codes = [engine.NumCodes]string{
 	engine.UnknownInstance:  CodeUnknownInstance,
 	engine.UnusedKey:        CodeUnusedKey,
 }
+
+// ClassCode returns the code the registry gives a rule of class c broken
+// by a value set in a builder closure or by an external key (not by a
+// registry option in code, which is always CodeInvalidInCode): such as
+// CodeBoundBelowOne for policy.ClassBound, or CodeDurationSyntax for the
+// policy.ClassDurationSyntax of a duration that does not parse. A class it
+// does not know is CodeOutOfRange. Tools that check values against the
+// policies' key tables before any registry exists, such as cmd/r4cgen,
+// report with it the codes the registry would.
+func ClassCode(c policy.Class) string { return codes[engine.ClassCode(c)] }
 
 // export turns the engine's error into a *ConfigError; any other error
 // passes unchanged.

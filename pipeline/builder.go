@@ -168,12 +168,23 @@ func (b *Builder[T]) Build() (*Pipeline[T], error) {
 		// The fixed order, outermost first.
 		return firstErr(
 			place(tx, kinds.Fallback, b.fallback, b.name, fallbackStage[T], "fallback", add),
-			place(tx, kinds.Retry, b.retry, b.name, always(retry.Stage[T]), "retry", add),
+			place(tx, kinds.Retry, b.retry, b.name, func(r *retry.Retry) (policy.Link[T], error) {
+				p.repeats = p.repeats || !r.Handle().Config().Disabled
+				return retry.Stage[T](r), nil
+			}, "retry", add),
 			place(tx, kinds.Breaker, b.breaker, b.name, always(breaker.Stage[T]), "breaker", add),
-			place(tx, kinds.Hedge, b.hedge, b.name, always(hedge.Stage[T]), "hedge", add),
+			place(tx, kinds.Hedge, b.hedge, b.name, func(h *hedge.Hedge) (policy.Link[T], error) {
+				p.detaches = p.detaches || !h.Handle().Config().Disabled
+				p.repeats = p.repeats || !h.Handle().Config().Disabled
+				return hedge.Stage[T](h), nil
+			}, "hedge", add),
 			place(tx, kinds.RateLimit, b.ratelimit, b.name, always(ratelimit.Stage[T]), "ratelimit", add),
 			place(tx, kinds.AdaptiveLimit, b.adaptive, b.name, always(adaptivelimit.Stage[T]), "adaptivelimit", add),
-			place(tx, kinds.Timeout, b.timeout, b.name, always(timeout.Stage[T]), "timeout", add),
+			place(tx, kinds.Timeout, b.timeout, b.name, func(t *timeout.Timeout) (policy.Link[T], error) {
+				h := t.Handle()
+				p.detaches = p.detaches || !h.Config().Disabled && !h.Cooperative()
+				return timeout.Stage[T](t), nil
+			}, "timeout", add),
 			place(tx, kinds.Bulkhead, b.bulkhead, b.name, always(bulkhead.Stage[T]), "bulkhead", add),
 			func() error {
 				for _, c := range b.custom {

@@ -38,8 +38,9 @@
 //
 // A synchronous call that succeeds or is rejected allocates nothing when
 // its function captures no variables. What does allocate: a function that
-// captures variables (it escapes to the heap: hoist it, or pass state
-// through ctx); a timeout (its deadline context, and in the default mode a
+// captures variables (it escapes to the heap: hoist it, or bind the
+// pipeline to a function of an argument once with [Bind] or [BindFuture],
+// which keep each call's argument in a recycled record); a timeout (its deadline context, and in the default mode a
 // goroutine and its result); ExecuteAsync (a goroutine and a future);
 // ExecuteFuture (a future per stage that holds something); a retry that
 // waits (a timer) and an exhausted retry's error; a hedge (a goroutine per

@@ -103,3 +103,63 @@ func ExampleBuilder_Retry() {
 	// placed <nil>
 	// closed 1 failure recorded
 }
+
+// Bind binds a pipeline to a function of one argument once: each call
+// gives only the argument, and allocates nothing for it.
+func ExampleBind() {
+	reg, _ := r4c.NewRegistry(r4c.WithClock(clocktest.NewManualClock()))
+	p, err := pipeline.NewBuilder[string](reg, "greet").
+		AdaptiveLimit(func(c *adaptivelimit.Config) { c.MaxLimit = 100 }).
+		Build()
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	type greeting struct {
+		name  string
+		times int
+	}
+	greet := pipeline.Bind(p, func(_ context.Context, g greeting) (string, error) {
+		return fmt.Sprintf("hello %s x%d", g.name, g.times), nil
+	})
+	for i, name := range []string{"ada", "grace"} {
+		s, err := greet.Execute(greeting{name, i + 1})
+		fmt.Println(s, err)
+	}
+	// Output:
+	// hello ada x1 <nil>
+	// hello grace x2 <nil>
+}
+
+// BindFuture does the same for asynchronous calls: the slot is held until
+// the call's future completes.
+func ExampleBindFuture() {
+	reg, _ := r4c.NewRegistry(r4c.WithClock(clocktest.NewManualClock()))
+	p, err := pipeline.NewBuilder[int](reg, "square").
+		AdaptiveLimit(func(c *adaptivelimit.Config) { c.InitialLimit = 1; c.MinLimit = 1 }).
+		Build()
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	pending := future.NewPromise[int]()
+	square := pipeline.BindFuture(p, func(_ context.Context, n int) *future.Future[int] {
+		if n == 3 {
+			return pending.Future()
+		}
+		return future.Completed(n * n)
+	})
+	ctx := context.Background()
+	f := square.ExecuteFuture(ctx, 3) // pending: holds the only slot
+	_, err = square.ExecuteFuture(ctx, 4).Get(ctx)
+	fmt.Println(errors.Is(err, adaptivelimit.ErrLimitExceeded))
+	pending.Complete(9)
+	v, err := f.Get(ctx)
+	fmt.Println(v, err)
+	v, err = square.ExecuteFuture(ctx, 5).Get(ctx)
+	fmt.Println(v, err)
+	// Output:
+	// true
+	// 9 <nil>
+	// 25 <nil>
+}

@@ -18,6 +18,13 @@ type Pipeline[T any] struct {
 	name  string
 	chain policy.Chain[T] // linked once, at Build
 	kinds []string
+	// detaches is set when a stage may call the function after Execute
+	// has returned, or call it on a goroutine of its own: an enabled hedge,
+	// or an enabled timeout in its default (detached) mode. See Bind.
+	detaches bool
+	// repeats is set when ExecuteFuture may call the function again after
+	// it has returned: an enabled retry or hedge. See BindFuture.
+	repeats bool
 }
 
 // Name returns the pipeline's name, the default instance id of its policies.

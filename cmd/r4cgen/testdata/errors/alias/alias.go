@@ -1,0 +1,5 @@
+package alias
+
+import "io"
+
+type Closer = io.Closer

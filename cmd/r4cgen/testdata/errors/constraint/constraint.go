@@ -1,0 +1,6 @@
+package constraint
+
+type Number interface {
+	~int | ~float64
+	String() string
+}

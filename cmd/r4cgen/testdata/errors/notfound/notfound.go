@@ -1,0 +1,5 @@
+package notfound
+
+type SearchClient interface {
+	Search(q string) (string, error)
+}

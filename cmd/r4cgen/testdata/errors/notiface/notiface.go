@@ -1,0 +1,3 @@
+package notiface
+
+type SearchClient struct{}

@@ -1,0 +1,4 @@
+package output
+
+type A interface{ Get() error }
+type B interface{ Get() error }
