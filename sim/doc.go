@@ -33,7 +33,26 @@
 //
 // [Measure] turns a trace into [Figures]: goodput against what could be
 // served, admitted p50/p99 in multiples of Base, the limit against C,
-// settle times, the worst 10 s stretch, the share rejected.
+// settle times, the worst 10 s stretch, the share rejected. [Judge] holds
+// them to the bar of issue 9 against the [Reference] (a bulkhead fixed at
+// C, or the [Oracle] where C changes), [Score] and [ScoreTable] sum results
+// up by family.
+//
+// # The matrix
+//
+// [Families] is the scenario matrix (capacity, latency, noise, timeouts,
+// overload, processor sharing, start, dynamics, and a holdout family of
+// shapes drawn at random, run on seeds nobody tunes on). TestMatrix holds
+// one limiter to the bar on all of it:
+//
+//	go test ./sim -run TestMatrix -v                        # r4c's Little, 3 seeds
+//	go test ./sim -run TestMatrix/ps -v -sim.alg=vegas      # one family, another algorithm
+//	go test ./sim -run TestMatrix -v -sim.alg=little -sim.config=window=500ms -sim.seeds=5
+//
+// -sim.alg takes any adaptivelimit.Algorithm by name (one added to the
+// library needs no change here) or a report limiter's name; -sim.config
+// sets adaptivelimit.Config fields ([ParseSpec]). Under the race detector
+// TestMatrix runs one seed per scenario unless -sim.seeds says otherwise.
 //
 // The limiters ([Specs]) are r4c's adaptive limit with each algorithm,
 // failsafe-go's adaptivelimiter, go-concurrency-limits' Gradient2 and AIMD,
