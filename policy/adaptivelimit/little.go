@@ -236,9 +236,9 @@ func (s *little) decide(cfg *Config, limit float64, now int64) float64 {
 	if !full {
 		// The limit did not bind: the dependency kept up, so the latency is
 		// (close to) its no-load latency.
-		if !s.r0ok || rtt < s.r0 {
-			s.learnR0(rtt, k, !s.r0ok)
-		}
+		// Until two epochs agree, each replaces the last (early epochs of
+		// a slow dependency see only its shortest calls).
+		s.learnR0(rtt, k, !s.proven)
 		// A queue that still grows (the limit far above the knee, and the
 		// in-flight calls bounded by the load) looks like this too, but not
 		// for two epochs in a row at the same latency.
@@ -325,7 +325,7 @@ func (s *little) decide(cfg *Config, limit float64, now int64) float64 {
 	if s.since >= littleProofEvery || !s.proven && s.since >= littleProofAfter {
 		// Probe below: a no-load latency measured above the knee would
 		// hide a queue for ever; a cut that holds goodput shows it.
-		s.since, s.probing = 0, true
+		s.since, s.probing, s.step = 0, true, 0
 		return s.move(cfg, limit, limit*littleProofCut, x, rtt, now)
 	}
 	target := littleTarget(all, s.r0)
@@ -457,7 +457,9 @@ func (s *little) verify(cfg *Config, ref littleRef, probing bool, limit, x, rtt,
 			s.proven = true
 			s.upEvery = littleUpFirst
 			return 0, false
-		case e <= littleAboveKnee && !s.r0ok:
+		case !s.r0ok && e <= math.Max(littleAboveKnee, 2*littleSigmaE*tol/lnL):
+			// (With no no-load latency to fall back on, a growth that the
+			// noise cannot tell from unanswered is taken as unanswered.)
 			// Above the knee with no no-load latency yet: step down from
 			// the lower limit, whose epoch stays the reference.
 			s.phase = littleDescend
@@ -508,9 +510,10 @@ func (s *little) verify(cfg *Config, ref littleRef, probing bool, limit, x, rtt,
 	} else if e >= littleBelowKnee || rLo <= s.r0*(1+tol) {
 		s.learnR0(rLo, k, false)
 	}
-	if e >= littleBelowKnee || e >= 0.5 && s.proven {
+	if e >= littleBelowKnee || e >= 0.5 && (s.proven || probing) {
 		s.proven = true
 	}
+	s.step = 0
 	s.phase = littleCruise
 	return s.change(cfg, limit, knee, now, rtt), true
 }
