@@ -54,6 +54,11 @@
 // sets adaptivelimit.Config fields ([ParseSpec]). Under the race detector
 // TestMatrix runs one seed per scenario unless -sim.seeds says otherwise.
 //
+// [RunReport] runs every limiter over the matrix for docs/adaptation.md: a
+// table per family and charts of the hardest scenarios ([ChartScenarios]),
+//
+//	go test ./sim -run TestReport -sim.report -timeout 30m   # about 3.5 minutes
+//
 // The limiters ([Specs]) are r4c's adaptive limit with each algorithm,
 // failsafe-go's adaptivelimiter, go-concurrency-limits' Gradient2 and AIMD,
 // fixed bulkheads and the oracle; [R4C] runs the library with any

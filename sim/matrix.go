@@ -63,8 +63,8 @@ func steady(family, name string, model Model, c int, base time.Duration, svc Ser
 		Timeout: time.Duration(timeoutX * float64(base)),
 		Limits:  limitsFor(c, 0),
 		Phases:  []Phase{{Duration: d, Load: load, Capacity: c, Scale: 1, Settle: load > 1}},
-		Title: fmt.Sprintf("%s C=%d, %s, %v, timeout %gx, %gx load, %v",
-			model, c, fmtDuration(base), svc, timeoutX, load, d),
+		Title: fmt.Sprintf("%s C=%d, %s, %v, timeout %gx, %gx load, %s",
+			model, c, fmtDuration(base), svc, timeoutX, load, fmtDuration(d)),
 	}
 }
 
