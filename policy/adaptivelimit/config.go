@@ -22,7 +22,7 @@ const (
 	Vegas
 	// Little finds the dependency's knee (the concurrency past which calls
 	// only queue) by changes of the limit that goodput verifies, and holds
-	// the limit at the knee that Little's law gives plus a tenth (see the
+	// the limit at the knee that Little's law gives plus 7% (see the
 	// package documentation). It is the algorithm we recommend when the
 	// dependency's capacity is not known.
 	Little

@@ -58,7 +58,7 @@
 // buy only queueing: below it goodput follows the limit and latency stays at
 // the no-load latency r0; above it latency follows the limit. By Little's
 // law a dependency serving x calls a second without a queue holds x*r0 of
-// them, and Little keeps the limit at that target plus a tenth. It judges
+// them, and Little keeps the limit at that target plus 7%. It judges
 // epochs of at least 20 samples with thresholds scaled to their measured
 // noise, waits out the dead time after each change, and verifies every large
 // change by how goodput answered it: slow start doubles the limit while

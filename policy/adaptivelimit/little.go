@@ -4,7 +4,7 @@ import "math"
 
 // Little's fixed tuning. The package documentation explains each one.
 const (
-	littleHeadroom       = 0.1  // cruise this share above the estimated knee
+	littleHeadroom       = 0.07  // cruise this share above the estimated knee
 	littleMinSamples     = 20   // samples an epoch pools before it is judged
 	littleCVPrior        = 0.7  // per-call latency noise assumed until measured
 	littleCVFloor        = 0.3  // and never less than this
@@ -26,7 +26,7 @@ const (
 	littleDeepCut        = 0.25 // ... or, in overload with littleDeepSamples samples, to a quarter
 	littleDeepSamples    = 50
 	littleMinVerify      = 0.05    // a verified change moves the limit (log) by at least this
-	littleMaxVerify      = 0.25    // ... and needs no more than this
+	littleMaxVerify      = 0.12    // ... and needs no more than this
 	littleVerifyNoise    = 5.0     // ... between them, this many noise units
 	littleFastShare      = 0.9     // slow start grows four times per probe only after a probe goodput followed this closely
 	littleSigmaE         = 0.57    // the noise of e per unit of tolerance and log change: sqrt(2)/2.5
@@ -34,10 +34,10 @@ const (
 	littleDescentSamples = 50      // ... when a window has four times this many samples; a half otherwise
 	littleBelowKnee      = 0.75    // goodput followed a change by at least this share: below the knee
 	littleAboveKnee      = 0.25    // goodput followed a change by at most this share: above the knee
-	littleStepFirst      = 1.0 / 4 // the first accelerated growth, as a share of the limit
+	littleStepFirst      = 1.0 / 8 // the first accelerated growth, as a share of the limit
 	littleR0Samples      = 400     // the no-load latency averages over at most this many samples
 	littleRestoreShare   = 0.4     // a cut that goodput followed this much, latency staying high, is tested by going back up
-	littleProofCut       = 0.6     // a probe that proves the no-load latency cuts the limit to this share
+	littleProofCut       = 0.8     // a probe that proves the no-load latency cuts the limit to this share
 	littleProofAfter     = 2       // epochs in cruise before a probe proves an unproven no-load latency
 	littleProofEvery     = 120     // epochs between probes of a proven no-load latency
 )
@@ -345,7 +345,7 @@ func (s *little) decide(cfg *Config, limit float64, now int64) float64 {
 		s.hold = 0
 		s.suspect = false
 		return s.cut(cfg, limit, x, all, rtt, now)
-	case q < littleHeadroom/2 || s.step > 0 && rtt <= s.streakRTT*(1+math.Max(littleHeadroom/2, tol)):
+	case target > limit && (q < littleHeadroom/2 || s.step > 0 && rtt <= s.streakRTT*(1+math.Max(littleHeadroom/2, tol))):
 		// No queue to speak of: below the knee, or at it. Grow to the
 		// target, faster while the latency stays where the streak of
 		// growth began.
