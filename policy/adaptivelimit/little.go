@@ -4,7 +4,7 @@ import "math"
 
 // Little's fixed tuning. The package documentation explains each one.
 const (
-	littleHeadroom       = 0.07  // cruise this share above the estimated knee
+	littleHeadroom       = 0.07 // cruise this share above the estimated knee
 	littleMinSamples     = 20   // samples an epoch pools before it is judged
 	littleCVPrior        = 0.7  // per-call latency noise assumed until measured
 	littleCVFloor        = 0.3  // and never less than this
