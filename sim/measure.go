@@ -9,145 +9,231 @@ import (
 // SettleBand is how close to the capacity the limit must come: within 25%.
 const SettleBand = 0.25
 
-// SettleHold is how long the limit must then stay in the band for the
-// arrival to count, so that a limit swinging through the band does not.
+// SettleHold is how long the limit must then stay in the band for an entry
+// to hold (or until the end of the phase, if it is nearer).
 const SettleHold = 5 * time.Second
 
-// Figures are the measures of a run (or of one phase of it) over its steady
-// part (each phase without its Skip).
+// CollapseSpan and CollapseBelow define a collapse: a CollapseSpan stretch
+// after the warm-up whose goodput is under CollapseBelow.
+const (
+	CollapseSpan  = 10 * time.Second
+	CollapseBelow = 0.8
+)
+
+// Settle is how long the limit took to come within SettleBand of C after
+// the start or a change (a phase with Settle set).
+type Settle struct {
+	// At is the offset of the start or the change.
+	At time.Duration
+	// First is the time to the first sample in the band; Hold the time to
+	// the first entry after which the limit stays in the band for
+	// SettleHold (or to the end of the phase). -1 if never, within the
+	// phase.
+	First, Hold time.Duration
+}
+
+// Figures are the measures of a run over its steady part: every phase
+// without its Skip, and without the run's first Warmup.
 type Figures struct {
-	// Goodput is the calls answered in time divided by the most that could
-	// have been: min(offered rate, workers / service time) over the time
-	// measured. Under overload it is the fraction of the capacity used.
+	// Goodput is the calls answered in time divided by what could have been
+	// served: per second, min(calls offered, capacity) × the share of calls
+	// whose service alone fits in the timeout, summed over the steady part.
+	// The capacity is C/(Base·scale) (for PS, the knee's throughput
+	// k/(Base·scale)). Under overload, 1 means every worker busy on calls
+	// that could be answered in time; it can pass 1 a little (random
+	// service times, work carried from one second into the next).
 	Goodput float64
-	// Rejected is the fraction of arrivals the limiter rejected.
+	// Rejected is the share of offered calls the limiter rejected.
 	Rejected float64
-	// P50 and P99 are the admitted calls' latencies (until the answer or
-	// the client timeout) as multiples of the mean service time.
-	P50, P99 float64
-	// TimedOut is the fraction of admitted calls that timed out.
+	// TimedOut is the share of admitted calls whose client timed out.
 	TimedOut float64
-	// LimitMean is the limit's mean divided by the number of workers.
+	// P50 and P99 are the admitted calls' latencies (until the answer, or
+	// the timeout for a call that timed out) in multiples of Base × the
+	// service-time scale at admission.
+	P50, P99 float64
+	// LimitMean is the mean of limit/C(t) over the samples.
 	LimitMean float64
-	// Settle is, per phase with Settle set, how long the limit took to
-	// come within SettleBand of the workers and stay there for SettleHold
-	// (or to the end of the phase); -1 if it never did.
-	Settle []time.Duration
+	// InBand is the share of samples with the limit within SettleBand of C(t).
+	InBand float64
+	// Settle has one entry per settle point: the start, if the first phase
+	// has Settle set, and each later phase with Settle set.
+	Settle []Settle
+	// Worst10s is the lowest goodput over any CollapseSpan stretch (in whole
+	// seconds) from the end of the warm-up to the end of the run, and
+	// Collapse whether it is under CollapseBelow.
+	Worst10s float64
+	Collapse bool
+	// Good and Servable are, second by second over the whole run, the calls
+	// answered in time and what could have been served.
+	Good, Servable []float64
 }
 
-type span struct {
-	from, to time.Duration
-	phase    Phase
-}
+// span is a steady stretch, in whole seconds.
+type span struct{ from, to int }
 
-// steadySpans lists the steady part of each phase (or of phase only, if
-// phase >= 0).
-func steadySpans(sc Scenario, phase int) []span {
+func steadySpans(sc *Scenario) []span {
 	var out []span
 	var start time.Duration
-	for i, p := range sc.Phases {
-		if phase < 0 || phase == i {
-			out = append(out, span{start + p.Skip, start + p.Duration, p})
+	for _, p := range sc.Phases {
+		sp := span{int(max(start+p.Skip, Warmup) / time.Second), int((start + p.Duration) / time.Second)}
+		if sp.from < sp.to {
+			out = append(out, sp)
 		}
 		start += p.Duration
 	}
 	return out
 }
 
-// Measure computes the figures of tr over every phase's steady part.
-func Measure(tr *Trace) Figures { return measure(tr, -1) }
+// perSecond sums a trace's buckets by second: answered in time, and what
+// could have been served.
+func perSecond(tr *Trace) (good, servable []float64) {
+	per := int(time.Second / SampleEvery)
+	secs := len(tr.Buckets) / per
+	good, servable = make([]float64, secs), make([]float64, secs)
+	for s := range secs {
+		var arr, capacity, fit float64
+		for _, b := range tr.Buckets[s*per : (s+1)*per] {
+			good[s] += float64(b.Good)
+			arr += float64(b.Arrivals)
+			capacity += float64(b.Capacity) * SampleEvery.Seconds()
+			fit += float64(b.Fit) / float64(per)
+		}
+		servable[s] = math.Min(arr, capacity) * fit
+	}
+	return good, servable
+}
 
-// MeasurePhase computes the figures of tr over phase i's steady part.
-func MeasurePhase(tr *Trace, i int) Figures { return measure(tr, i) }
-
-func measure(tr *Trace, phase int) Figures {
-	spans := steadySpans(tr.Scenario, phase)
-	in := func(t time.Duration) (Phase, bool) {
-		for _, s := range spans {
-			if t >= s.from && t < s.to {
-				return s.phase, true
+// Measure computes the figures of tr.
+func Measure(tr *Trace) Figures {
+	sc := tr.Scenario
+	spans := steadySpans(sc)
+	inSpan := func(t time.Duration) bool {
+		s := int(t / time.Second)
+		for _, sp := range spans {
+			if s >= sp.from && s < sp.to {
+				return true
 			}
 		}
-		return Phase{}, false
+		return false
 	}
 	var f Figures
-	var ideal float64
-	for _, s := range spans {
-		offered := s.phase.Load * Capacity / BaseService.Seconds()
-		capacity := float64(s.phase.Workers) / (BaseService.Seconds() * s.phase.Scale)
-		ideal += math.Min(offered, capacity) * (s.to - s.from).Seconds()
-	}
-	var good, admitted, timedOut int
-	var lats []float64
-	for _, c := range tr.Calls {
-		if c.OK {
-			if _, ok := in(c.Admitted + c.Latency); ok {
-				good++
-			}
+	good, servable := perSecond(tr)
+	f.Good, f.Servable = good, servable
+	var g, sv float64
+	for _, sp := range spans {
+		for s := sp.from; s < sp.to; s++ {
+			g += good[s]
+			sv += servable[s]
 		}
-		if _, ok := in(c.Admitted); ok {
-			admitted++
+	}
+	f.Goodput = ratio(g, sv)
+
+	per := int(time.Second / SampleEvery)
+	var arrivals, rejected float64
+	for i, b := range tr.Buckets {
+		if inSpan(time.Duration(i/per) * time.Second) {
+			arrivals += float64(b.Arrivals)
+			rejected += float64(b.Rejected)
+		}
+	}
+	f.Rejected = ratio(rejected, arrivals)
+
+	var lats []float64
+	var timedOut float64
+	for _, c := range tr.Calls {
+		if inSpan(c.Admitted) {
+			lats = append(lats, float64(c.Units))
 			if !c.OK {
 				timedOut++
 			}
-			lats = append(lats, c.Latency.Seconds()/(BaseService.Seconds()*c.Scale))
 		}
 	}
 	slices.Sort(lats)
-	f.Goodput = float64(good) / ideal
 	f.P50, f.P99 = percentile(lats, 0.50), percentile(lats, 0.99)
-	if admitted > 0 {
-		f.TimedOut = float64(timedOut) / float64(admitted)
-	}
-	var arrivals, rejected int
-	for b := range tr.Arrivals {
-		if _, ok := in(time.Duration(b) * SampleEvery); ok {
-			arrivals += tr.Arrivals[b]
-			rejected += tr.Rejections[b]
-		}
-	}
-	if arrivals > 0 {
-		f.Rejected = float64(rejected) / float64(arrivals)
-	}
-	var sum float64
-	var n int
+	f.TimedOut = ratio(timedOut, float64(len(lats)))
+
+	var lim, band, n float64
 	for _, s := range tr.Samples {
-		if p, ok := in(s.At); ok {
-			sum += float64(s.Limit) / float64(p.Workers)
+		if inSpan(s.At) {
+			lim += float64(s.Limit) / float64(s.Capacity)
+			if inBand(s) {
+				band++
+			}
 			n++
 		}
 	}
-	f.LimitMean = sum / float64(n)
+	f.LimitMean, f.InBand = ratio(lim, n), ratio(band, n)
 
 	var start time.Duration
-	for i, p := range tr.Scenario.Phases {
-		if p.Settle && (phase < 0 || phase == i) {
-			f.Settle = append(f.Settle, settle(tr.Samples, start, start+p.Duration, p.Workers))
+	for _, p := range sc.Phases {
+		if p.Settle {
+			f.Settle = append(f.Settle, settle(tr.Samples, start, start+p.Duration))
 		}
 		start += p.Duration
 	}
+
+	f.Worst10s = math.Inf(1)
+	w := int(CollapseSpan / time.Second)
+	for s := int(Warmup / time.Second); s+w <= len(good); s++ {
+		var g, sv float64
+		for i := s; i < s+w; i++ {
+			g += good[i]
+			sv += servable[i]
+		}
+		if sv > 0 {
+			f.Worst10s = math.Min(f.Worst10s, g/sv)
+		}
+	}
+	if math.IsInf(f.Worst10s, 1) {
+		f.Worst10s = math.NaN()
+	}
+	f.Collapse = f.Worst10s < CollapseBelow
 	return f
 }
 
-// settle returns how long after from the limit entered the band around
-// workers to stay there for SettleHold (or until to), or -1.
-func settle(samples []Sample, from, to time.Duration, workers int) time.Duration {
-	lo, hi := float64(workers)*(1-SettleBand), float64(workers)*(1+SettleBand)
+func inBand(s Sample) bool {
+	c := float64(s.Capacity)
+	return math.Abs(float64(s.Limit)-c) <= SettleBand*c
+}
+
+// settle measures the samples in [from, to).
+func settle(samples []Sample, from, to time.Duration) Settle {
+	st := Settle{At: from, First: -1, Hold: -1}
 	entered := time.Duration(-1)
 	for _, s := range samples {
 		if s.At < from || s.At >= to {
 			continue
 		}
-		inBand := float64(s.Limit) >= lo && float64(s.Limit) <= hi
-		switch {
-		case inBand && entered < 0:
-			entered = s.At
-		case !inBand:
+		if !inBand(s) {
 			entered = -1
+			continue
 		}
-		if entered >= 0 && (s.At-entered >= SettleHold || s.At+SampleEvery >= to) {
-			return entered - from
+		if st.First < 0 {
+			st.First = s.At - from
+		}
+		if entered < 0 {
+			entered = s.At
+		}
+		if s.At-entered >= SettleHold || s.At+SampleEvery >= to {
+			st.Hold = entered - from
+			break
 		}
 	}
-	return -1
+	return st
+}
+
+func ratio(a, b float64) float64 {
+	if b == 0 {
+		return math.NaN()
+	}
+	return a / b
+}
+
+// percentile returns the p-quantile (0..1) of sorted xs, nearest rank.
+func percentile(sorted []float64, p float64) float64 {
+	if len(sorted) == 0 {
+		return math.NaN()
+	}
+	i := int(math.Ceil(p*float64(len(sorted)))) - 1
+	return sorted[max(0, min(i, len(sorted)-1))]
 }

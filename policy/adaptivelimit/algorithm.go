@@ -40,14 +40,26 @@ const warmupWindows = 10
 func (a *algorithm) init(cfg *Config) {
 	a.estimate = float64(cfg.InitialLimit)
 	a.jitter = probeJitter(0)
-	a.little.step = 1
+}
+
+// figures are what a completed window tells the algorithm.
+type figures struct {
+	rtt      time.Duration // average latency of the window's samples
+	maxIF    int           // most calls in flight during the window
+	samples  int           // samples recorded (drops included)
+	drops    int           // samples that were drops
+	duration int64         // how long the window lasted, in nanoseconds
+	now      int64         // clock reading at the end of the window
+	overload bool          // rtt passed LatencyCeiling
 }
 
 // update returns the new integer limit.
-func (a *algorithm) update(cfg *Config, limit int, rtt time.Duration, maxIF, samples int, dropped, overload bool) int {
+func (a *algorithm) update(cfg *Config, limit int, f figures) int {
+	rtt, maxIF, overload := f.rtt, f.maxIF, f.overload
+	dropped := f.drops > 0
 	switch cfg.Algorithm {
 	case Little:
-		a.estimate = a.little.update(cfg, a.estimate, float64(rtt), float64(maxIF), float64(max(1, samples)), dropped, overload)
+		a.estimate = a.little.update(cfg, a.estimate, f)
 	case AIMD:
 		return aimdUpdate(cfg, limit, maxIF, dropped || overload)
 	case Vegas:
@@ -70,7 +82,7 @@ func (a *algorithm) longLatency() time.Duration {
 // for the others.
 func (a *algorithm) noLoadLatency(alg Algorithm) time.Duration {
 	if alg == Little {
-		return time.Duration(a.little.base)
+		return time.Duration(a.little.r0)
 	}
 	if !a.noLoadSet {
 		return 0

@@ -21,11 +21,11 @@ const (
 	// Vegas estimates the queue from the ratio of the window's latency to
 	// the lowest latency seen, and keeps it short.
 	Vegas
-	// Little estimates the queue by Little's law against a smoothed no-load
-	// baseline, with bounds scaled to the measured noise of the window's
-	// latency; it cuts straight to the concurrency the dependency serves
-	// and tells a queue from a dependency that got slower (see the package
-	// documentation).
+	// Little finds the dependency's knee (the concurrency past which calls
+	// only queue) by changes of the limit that goodput verifies, and holds
+	// the limit at the knee that Little's law gives plus 7% (see the
+	// package documentation). It is the algorithm we recommend when the
+	// dependency's capacity is not known.
 	Little
 )
 

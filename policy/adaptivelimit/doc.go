@@ -52,42 +52,33 @@
 // no-load latency in the window where jitter*ProbeMultiplier*estimate <=
 // windows since the last probe.
 //
-// [Little] is r4c's own, designed on the overload simulator of
-// docs/adaptation.md. Per window, with rtt its average latency, n its most
-// calls in flight, s its samples and L the current (float) limit:
+// [Little] is r4c's own, and the algorithm we recommend for a dependency
+// whose capacity is unknown (Gradient2 stays the default). It looks for the
+// knee of the dependency, the concurrency past which more calls in flight
+// buy only queueing: below it goodput follows the limit and latency stays at
+// the no-load latency r0; above it latency follows the limit. By Little's
+// law a dependency serving x calls a second without a queue holds x*r0 of
+// them, and Little keeps the limit at that target plus 7%. It judges
+// epochs of at least 20 samples with thresholds scaled to their measured
+// noise, waits out the dead time after each change, and verifies every large
+// change by how goodput answered it: slow start doubles the limit while
+// goodput doubles too; a knee passed at the start is found by stepping down;
+// a cut that goodput follows while latency stays high is tested by going back
+// up, which tells a dependency that got slower (a new normal) from a capacity
+// that fell; an r0 it could only infer is proven by one probe below the knee.
+// Drops well above their usual share, a latency three times r0 or a passed
+// LatencyCeiling cut at once. docs/adaptive-limit.md has the whole design and
+// docs/adaptation.md the scenario matrix it was checked on.
 //
-//   - The first window, and any window whose rtt is zero, changes nothing.
-//   - A baseline: the next four windows' rtt are averaged; from then on a
-//     smoothed latency moves 0.3 of the way to each rtt and the baseline is
-//     its lowest value.
-//   - A noise estimate: for two consecutive windows at the same integer
-//     limit, obs = |ln(rtt/prev)| / sqrt(1/s + 1/prevS) * sqrt(π)/2; cv is
-//     the mean of the first ten obs, then moves 0.1 of the way to each obs
-//     (capped at 3cv). This window's noise is σ = cv/sqrt(s).
-//   - queue = n*(1 - base/rtt); lo = max(1, max(0.05, 2σ)*L);
-//     hi = max(2, max(0.15, 3.5σ)*L).
-//   - A window is clean when n <= floor(L)+1. It cuts when it is clean and
-//     queue > hi, or queue > lo with a drop.
-//   - Before a cut: take the clean window with the highest rtt among the
-//     last four (ref). If n <= 0.85*ref.n and rtt/ref.rtt > 1 -
-//     0.5*(1 - max(base/ref.rtt, n/ref.n)), latency did not fall with the
-//     calls in flight: the baseline restarts from rtt (warming up again),
-//     the history is forgotten and the limit becomes max(L, ref.L).
-//   - A cut sets the limit to max(0.5L, min(L-1, n*base/rtt + lo)). With
-//     queue < lo and 2n >= L the limit grows by a step that starts at 1
-//     and doubles after each such window, up to max(1, L/8); any other
-//     window resets the step to 1.
-//   - The result is bounded by [MinLimit, MaxLimit].
-//
-// Little's tuning (the figures above) is fixed; Smoothing, RTTTolerance,
-// LongWindow, QueueSize, BackoffRatio and ProbeMultiplier do not apply to
-// it. Its state is a fixed-size struct: a recompute allocates nothing.
+// Little's tuning is fixed; Smoothing, RTTTolerance, LongWindow, QueueSize,
+// BackoffRatio and ProbeMultiplier do not apply to it. Its state is a
+// fixed-size struct: a recompute allocates nothing.
 //
 // LatencyCeiling (off by default) marks a window whose average latency is
 // strictly above it as overloaded, whatever the long-term average: Gradient2
 // then uses its gradient floor of 0.5 and ignores its app-limited rule (so
 // the limit moves to 0.9*limit + 0.2*QueueSize with the default smoothing);
-// AIMD and Vegas treat the window as a drop; Little cuts, clean or not, and
+// AIMD and Vegas treat the window as a drop; Little cuts at once, and
 // skips the check for a new normal.
 //
 // # Waiting and priorities

@@ -144,57 +144,46 @@ func ExampleConfig_Validate() {
 }
 
 // Little on a dependency that serves 8 calls at once in 100ms: while the
-// limit is at most 8 no call waits and the limit grows; past 8 the extra
-// calls queue and latency rises in proportion, and the limit stops with a
-// queue of a call or two. When the capacity falls to 4, one window cuts the
-// limit straight down to the new capacity plus that small queue.
+// limit is at most 8 no call waits, past 8 the extra calls queue and every
+// call takes longer in proportion. Little doubles the limit while goodput
+// doubles with it, backs off to the knee when latency answers instead, and
+// when the capacity falls to 4 it cuts straight to the new knee.
 func Example_little() {
 	clk := clocktest.NewManualClock()
-	l, _ := adaptivelimit.New(adaptivelimit.Config{Algorithm: adaptivelimit.Little, InitialLimit: 4,
-		MinWindowSamples: 1}, policy.Env{Clock: clk, Instance: "inventory"})
+	l, _ := adaptivelimit.New(adaptivelimit.Config{Algorithm: adaptivelimit.Little, InitialLimit: 2},
+		policy.Env{Clock: clk, Instance: "inventory"})
 	h := l.Handle()
 	capacity := 8
-	for w := 1; w <= 16; w++ {
-		if w == 12 {
+	for s := 1; s <= 24; s++ {
+		if s == 13 {
 			capacity = 4
 		}
-		// One window: every slot is used at once; the calls take 100ms, or
-		// longer in proportion when more than the capacity are in flight.
-		// One more call, alone, ends the window a second later.
-		n := h.Limit()
-		ps := make([]adaptivelimit.Permit, n)
-		for i := range ps {
-			ps[i], _ = l.TryAcquire()
+		// A second of rounds: every free slot takes a call; the calls of a
+		// round end together.
+		for range 10 {
+			n := h.Limit()
+			ps := make([]adaptivelimit.Permit, n)
+			for i := range ps {
+				ps[i], _ = l.TryAcquire()
+			}
+			clk.Advance(100 * time.Millisecond * time.Duration(max(n, capacity)) / time.Duration(capacity))
+			for _, p := range ps {
+				l.Release(p, adaptivelimit.OutcomeSuccess)
+			}
 		}
-		lat := 100 * time.Millisecond * time.Duration(max(n, capacity)) / time.Duration(capacity)
-		lat += time.Duration(w%3-1) * 2 * time.Millisecond // some noise
-		clk.Advance(lat)
-		for _, p := range ps {
-			l.Release(p, adaptivelimit.OutcomeSuccess)
+		if s%3 == 0 {
+			fmt.Printf("%2d s: capacity %d, limit %2d\n", s, capacity, h.Limit())
 		}
-		clk.Advance(900*time.Millisecond - lat)
-		last, _ := l.TryAcquire()
-		clk.Advance(100 * time.Millisecond)
-		l.Release(last, adaptivelimit.OutcomeSuccess)
-		fmt.Printf("window %2d: %2d calls, limit %2d\n", w, n, h.Limit())
 	}
 	// Output:
-	// window  1:  4 calls, limit  4
-	// window  2:  4 calls, limit  5
-	// window  3:  5 calls, limit  6
-	// window  4:  6 calls, limit  7
-	// window  5:  7 calls, limit  8
-	// window  6:  8 calls, limit  9
-	// window  7:  9 calls, limit 10
-	// window  8: 10 calls, limit 10
-	// window  9: 10 calls, limit 10
-	// window 10: 10 calls, limit 10
-	// window 11: 10 calls, limit 10
-	// window 12: 10 calls, limit  6
-	// window 13:  6 calls, limit  6
-	// window 14:  6 calls, limit  6
-	// window 15:  6 calls, limit  6
-	// window 16:  6 calls, limit  6
+	//  3 s: capacity 8, limit  8
+	//  6 s: capacity 8, limit  8
+	//  9 s: capacity 8, limit  9
+	// 12 s: capacity 8, limit  9
+	// 15 s: capacity 4, limit  4
+	// 18 s: capacity 4, limit  4
+	// 21 s: capacity 4, limit  5
+	// 24 s: capacity 4, limit  5
 }
 
 // The table of keys describes each flat key and reads its text into a

@@ -59,9 +59,9 @@ type Snapshot struct {
 	// LongLatency is Gradient2's long-term average latency after the last
 	// window (zero for AIMD, Vegas and Little, and before the first window).
 	LongLatency time.Duration
-	// NoLoadLatency is Vegas's latency without queueing, or Little's
-	// baseline (the lowest smoothed window latency since it last learnt a
-	// new normal); zero for the others, and before it was measured.
+	// NoLoadLatency is Vegas's latency without queueing, or Little's (the
+	// latency at or below the knee it last measured, averaged over up to
+	// 400 samples); zero for the others, and before it was measured.
 	NoLoadLatency time.Duration
 	// MaxInFlight is the most calls in flight during the last completed
 	// window, counting those already in flight when it began.

@@ -123,9 +123,10 @@ func New(cfg Config, env policy.Env) (*Limiter, error) {
 	l.handle = &Handle{l: l}
 	// Boxed once, so that publishing a rejection allocates nothing.
 	l.rejectEvent = events.CallRejected{Policy: "adaptivelimit", Instance: env.Instance, Err: l.err}
-	l.win.init(&cfg)
+	now := l.clock.Nanotime()
+	l.win.init(&cfg, now)
 	l.hot.lim.Store(l.packLimit(cfg.InitialLimit))
-	l.hot.windowEnd.Store(l.clock.Nanotime() + int64(cfg.Window))
+	l.hot.windowEnd.Store(now + int64(cfg.Window))
 	return l, nil
 }
 

@@ -2,156 +2,576 @@ package adaptivelimit
 
 import "math"
 
-// Little's fixed tuning (the simulator's DefaultCandidateParams, see
-// docs/adaptation.md). The package documentation explains each one.
+// Little's fixed tuning. The package documentation explains each one.
 const (
-	littleSmoothing   = 0.3  // weight of a window in the smoothed latency
-	littleWarmup      = 4    // windows the smoothed latency is a plain mean of
-	littleQueueLow    = 0.05 // low queue bound, as a share of the limit
-	littleQueueHigh   = 0.15 // high queue bound, as a share of the limit
-	littleMinLow      = 1.0  // floor of the low bound, in calls
-	littleMinHigh     = 2.0  // floor of the high bound, in calls
-	littleNoiseLow    = 2.0  // the low bound's share is at least this many noise units
-	littleNoiseHigh   = 3.5  // the high bound's share is at least this many noise units
-	littleMaxCut      = 0.5  // a window cuts the limit by at most this share
-	littleUnexplained = 0.5  // share of the expected latency fall a queue must show
-	littleCheckDrop   = 0.85 // the check needs in-flight at most this share of the reference's
-	littleNoiseWeight = 0.1  // weight of a noise observation after the first ten
-	littleNoiseClip   = 3.0  // an observation counts at most this many times the noise
-	littleHistory     = 4    // windows the check looks back over
+	littleHeadroom       = 0.07 // cruise this share above the estimated knee
+	littleMinSamples     = 20   // samples an epoch pools before it is judged
+	littleCVPrior        = 0.7  // per-call latency noise assumed until measured
+	littleCVFloor        = 0.3  // and never less than this
+	littleCVWeight       = 0.1  // weight of a noise observation after the first ten
+	littleCVClip         = 3.0  // a noise observation counts at most this many times cv
+	littleTolerance      = 2.5  // a queue must pass the headroom by this many noise units
+	littleMinTol         = 0.05 // ... and by at least this share
+	littleDeadShare      = 0.2  // a window whose samples from before a change pass this share is not judged
+	littleDeadLags       = 1.0  // ... unless it began this many latencies after the change
+	littleUpFirst        = 4    // epochs held in the band before a verified step up
+	littleUpMax          = 8    // ... at most, after steps up that found the knee
+	littleDeadChange     = 0.1  // changes of the limit smaller than this (log) open no dead time
+	littleDeadExcess     = 1.25 // a window whose most calls in flight pass the limit by this much is not judged
+	littleDropShare      = 0.3  // a window with more drops than this share is overload
+	littleDropExcess     = 0.15 // ... and so is one this far above the usual drop share
+	littleAppDrops       = 0.05 // drops above the usual share while the limit does not bind: the limit is too high to matter
+	littleLatencyJump    = 3.0  // a latency this many times the no-load latency is overload
+	littleMaxCut         = 0.5  // one decision cuts the limit by at most half
+	littleDeepCut        = 0.25 // ... or, in overload with littleDeepSamples samples, to a quarter
+	littleDeepSamples    = 50
+	littleMinVerify      = 0.05    // a verified change moves the limit (log) by at least this
+	littleMaxVerify      = 0.12    // ... and needs no more than this
+	littleVerifyNoise    = 5.0     // ... between them, this many noise units
+	littleFastShare      = 0.9     // slow start grows four times per probe only after a probe goodput followed this closely
+	littleSigmaE         = 0.57    // the noise of e per unit of tolerance and log change: sqrt(2)/2.5
+	littleDescent        = 0.25    // above the knee with no no-load latency, a step down cuts to this share
+	littleDescentSamples = 50      // ... when a window has four times this many samples; a half otherwise
+	littleBelowKnee      = 0.75    // goodput followed a change by at least this share: below the knee
+	littleAboveKnee      = 0.25    // goodput followed a change by at most this share: above the knee
+	littleStepFirst      = 1.0 / 8 // the first accelerated growth, as a share of the limit
+	littleR0Samples      = 400     // the no-load latency averages over at most this many samples
+	littleRestoreShare   = 0.4     // a cut that goodput followed this much, latency staying high, is tested by going back up
+	littleProofCut       = 0.8     // a probe that proves the no-load latency cuts the limit to this share
+	littleProofAfter     = 2       // epochs in cruise before a probe proves an unproven no-load latency
+	littleProofEvery     = 120     // epochs between probes of a proven no-load latency
 )
 
-// littleWindow is a past window as Little's check remembers it.
-type littleWindow struct {
-	limit, inflight, rtt float64
-	clean                bool
+// The phases of Little.
+const (
+	littleStart   uint8 = iota // nothing measured under a full limit yet
+	littleSlow                 // growing by doubling while goodput follows
+	littleDescend              // above the knee with no no-load latency yet: stepping down
+	littleCruise               // near the knee
+)
+
+// littleRef is the epoch before a change of the limit, kept to verify the
+// change by how goodput and latency answered it.
+type littleRef struct {
+	limit, x, rtt float64
+	step          float64 // the smallest change it can verify
+	set           bool
 }
 
 // little is the state of the Little algorithm. It lives in algorithm and is
 // guarded by Limiter.mu like the others; it allocates nothing.
 type little struct {
-	windows int // windows seen
-	warm    int // windows since the first one or the last rebase
+	windows int
+	phase   uint8
 
-	smoothed float64 // smoothed window latency, in nanoseconds
-	base     float64 // the no-load baseline: the lowest smoothed latency
+	r0     float64 // no-load latency in nanoseconds
+	r0w    float64 // samples behind r0
+	r0ok   bool    // r0 is known
+	proven bool    // r0 was measured at a limit shown to be below the knee
+	f0     float64 // usual drop share when there is no queue
 
-	// The previous window, for the noise estimate.
-	prevSet                   bool
-	prevRTT, prevN, prevLimit float64
-	cv                        float64 // estimated coefficient of variation of one latency
-	cvCount                   int
+	// Noise: cv is the estimated coefficient of variation of one call's
+	// latency, learned from epochs at the same limit.
+	cv                   float64
+	cvCount              int
+	prevSet              bool
+	prevRTT, prevK, prev float64
 
-	step float64 // next growth step
+	// The epoch: clean windows pooled since the last decision.
+	ek, ed, esum, edur, emax float64
+	emaxPrev                 float64 // emax of the last epoch judged
+	edurPrev                 float64 // and its duration
+	appRTT                   float64 // the latency of the last epoch, if the limit did not bind in it
 
-	past  [littleHistory]littleWindow // the last windows, oldest first
-	npast int
+	// The last change of the limit: when, the latency then and the limit
+	// before it, for the dead time during which the calls admitted before
+	// it still complete.
+	chgAt   int64
+	chgLag  float64
+	chgN    float64
+	chgDown bool
+
+	ref        littleRef // the epoch before the last change, for one epoch
+	verifyStep float64   // the smallest change of the limit (log) that an epoch can verify
+	probing    bool      // the last change was a probe of the no-load latency
+	since      int       // epochs in cruise since the last probe
+	step       float64   // the next accelerated growth, as a share of the limit
+	streakRTT  float64   // the latency when the current streak of growth began
+	hold       int       // epochs held in the band since the last move
+	suspect    bool      // the last epoch showed a queue the noise could explain
+	fast       bool      // the last epoch was faster than the no-load latency
+	upEvery    int       // epochs held before a verified step up
+	restore    float64   // the latency at the lower limit while going back up tests a new normal
+	lastE      float64   // the share of the last verified change that throughput followed
+	overLimit  float64   // the limit an overload cut came from, while the no-load latency is unknown
 }
 
-// noise returns the relative standard deviation of this window's average
-// latency, cv/sqrt(samples), after learning cv from this window and the
-// previous one if both ran at the same integer limit (a change of limit
-// changes latency for real). Two averages of n1 and n2 samples differ by
-// cv*sqrt(1/n1+1/n2), and the mean absolute difference of two normal
-// draws is 2σ/√π.
-func (s *little) noise(rtt, samples, limit float64) float64 {
-	if s.prevSet && math.Floor(limit) == math.Floor(s.prevLimit) {
-		obs := math.Abs(math.Log(rtt/s.prevRTT)) / math.Sqrt(1/samples+1/s.prevN) * math.Sqrt(math.Pi) / 2
+// update returns the next estimate from a window's figures, given the
+// current estimate (limit).
+func (s *little) update(cfg *Config, limit float64, f figures) float64 {
+	s.windows++
+	if s.upEvery == 0 {
+		s.upEvery = littleUpFirst
+	}
+	rtt, k, d, dur := float64(f.rtt), float64(f.samples), float64(f.drops), float64(f.duration)
+	if k <= 0 || dur <= 0 {
+		return limit
+	}
+	// The calls in flight at the last change still complete in the windows
+	// after it, with the latency of before: a window is judged once they
+	// are a small share of its samples or had time to end. The first
+	// window is biased towards short calls (only calls that began and
+	// ended in it are samples) and is judged only for overload.
+	if littleTrace {
+		dbg("  win t=%.2f k=%d d=%d rtt=%v maxIF=%d", float64(f.now)/1e9, f.samples, f.drops, f.rtt, f.maxIF)
+	}
+	start := f.now - f.duration
+	lags := 1.0 // after a growth the calls of before have the latency of now
+	if s.chgDown {
+		lags = littleDeadLags // after a cut they carry the queue of before
+	}
+	dead := s.windows > 1 && float64(start-s.chgAt) < lags*s.chgLag && s.chgN > littleDeadShare*k ||
+		// It began with more calls in flight than the limit allows now (a
+		// cut): it measured the limit before.
+		float64(f.maxIF) > math.Floor(limit)*littleDeadExcess+1
+	if !dead || !s.chgDown {
+		// After a growth the calls of before only make the window look
+		// better: overload still shows.
+		if next, ok := s.overloaded(cfg, limit, f, rtt, k, d, dur); ok {
+			return next
+		}
+	}
+	if dead || s.windows == 1 {
+		return limit
+	}
+	s.ek += k
+	s.ed += d
+	s.esum += rtt * k
+	s.edur += dur
+	s.emax = math.Max(s.emax, float64(f.maxIF))
+	if s.ek < littleMinSamples && (s.phase == littleCruise || s.phase == littleStart) {
+		// Cruise and the first judgement pool enough samples to trust;
+		// slow start and the descent judge each window, since they move
+		// the limit by twice or more.
+		return limit
+	}
+	return s.decide(cfg, limit, f.now)
+}
+
+// overloaded handles a window that shows overload whatever else it says:
+// LatencyCeiling passed, drops well above their usual share, or a latency
+// far above the no-load one. It cuts at once, by at most half.
+func (s *little) overloaded(cfg *Config, limit float64, f figures, rtt, k, d, dur float64) (float64, bool) {
+	strong := f.overload ||
+		(d >= 3 && d/k > math.Max(littleDropShare, s.f0+littleDropExcess)) ||
+		(s.r0ok && k >= 5 && rtt > littleLatencyJump*s.r0)
+	if !strong {
+		return 0, false
+	}
+	if littleTrace {
+		dbg("t=%.1f overload L=%.1f k=%.0f d=%.0f rtt=%.1fms", float64(f.now)/1e9, limit, k, d, rtt/1e6)
+	}
+	if ref := s.ref; ref.set && ref.limit < limit {
+		// The growth that led here went past the knee: back below it.
+		if !s.r0ok {
+			s.phase = littleDescend
+			s.probing, s.step, s.restore = false, 0, 0
+			return s.change(cfg, limit, ref.limit*descent(k), f.now, rtt), true
+		}
+		limit = ref.limit
+	}
+	floor := littleMaxCut
+	if k >= littleDeepSamples {
+		floor = littleDeepCut // enough samples to trust a deep cut
+	}
+	next := limit * littleMaxCut
+	if k >= littleDeepSamples && d/k > 1-littleMaxCut {
+		// Most calls time out: cut by the share that does.
+		next = limit * math.Max(littleDeepCut, 1-d/k)
+	}
+	if s.r0ok {
+		next = math.Max(limit*floor, math.Min(next, littleTarget(k/dur, s.r0)))
+		s.phase = littleCruise
+	} else {
+		s.phase = littleDescend
+		if s.overLimit == 0 {
+			s.overLimit = limit
+		}
+	}
+	s.ref.set, s.probing, s.step, s.restore = false, false, 0, 0 // an overloaded window is no reference
+	return s.change(cfg, limit, math.Min(next, limit-1), f.now, rtt), true
+}
+
+// decide judges the pooled epoch and returns the next estimate.
+func (s *little) decide(cfg *Config, limit float64, now int64) float64 {
+	k, d := s.ek, s.ed
+	rtt := s.esum / k
+	all := k / s.edur     // samples per nanosecond
+	x := (k - d) / s.edur // goodput
+	full := s.emax >= math.Floor(limit)
+	s.emaxPrev, s.edurPrev = s.emax, s.edur
+	sigma := s.noise(rtt, k, limit)
+	// The smallest change the next epoch can verify: goodput and latency
+	// must move by several noise units.
+	s.verifyStep = math.Min(littleMaxVerify, math.Max(littleMinVerify, littleVerifyNoise*sigma))
+	if littleTrace {
+		dbg("t=%.1f decide L=%.1f k=%.0f d=%.0f rtt=%.1fms x=%.1f/s full=%v emax=%.0f sigma=%.3f r0=%.1fms ok=%v pr=%v phase=%d ref=%v", float64(now)/1e9, limit, k, d, rtt/1e6, x*1e9, full, s.emax, sigma, s.r0/1e6, s.r0ok, s.proven, s.phase, s.ref.set)
+	}
+	s.ek, s.ed, s.esum, s.edur, s.emax = 0, 0, 0, 0, 0
+	// A reference is good for the first epoch after its change only: a
+	// later one would mix in whatever else changed since.
+	ref, probing := s.ref, s.probing
+	s.ref.set, s.probing = false, false
+
+	if !full && d/k > s.f0+littleAppDrops {
+		// The limit did not bind, yet calls time out: the dependency does
+		// not keep up and the limit is too high to matter (in-flight calls
+		// are bounded by the timeouts). Bring it down to where it binds.
+		s.phase = littleDescend
+		if s.r0ok {
+			s.phase = littleCruise
+		}
+		return s.change(cfg, limit, math.Max(limit*littleDeepCut, s.emaxPrev*(1-d/k)), now, rtt)
+	}
+	if !full {
+		// The limit did not bind: the dependency kept up, so the latency is
+		// (close to) its no-load latency.
+		// Until two epochs agree, each replaces the last (early epochs of
+		// a slow dependency see only its shortest calls).
+		s.learnR0(rtt, k, !s.proven)
+		// A queue that still grows (the limit far above the knee, and the
+		// in-flight calls bounded by the load) looks like this too, but not
+		// for two epochs in a row at the same latency.
+		tol := math.Max(littleMinTol, littleTolerance*sigma)
+		if s.appRTT > 0 && math.Abs(math.Log(rtt/s.appRTT)) <= tol {
+			s.proven = true
+		}
+		s.appRTT = rtt
+		s.f0 += 0.2 * (d/k - s.f0)
+		if s.phase != littleCruise {
+			s.phase = littleSlow
+		}
+		return limit
+	}
+	s.appRTT = 0
+	tol := math.Max(littleMinTol, littleTolerance*sigma)
+	if ref.set {
+		if next, ok := s.verify(cfg, ref, probing, limit, x, rtt, k, tol, now); ok {
+			return next
+		}
+	}
+
+	switch s.phase {
+	case littleStart, littleSlow:
+		if s.phase == littleSlow && rtt > s.r0*(1+littleHeadroom+tol) {
+			// A queue: the knee is below.
+			s.phase = littleCruise
+			return s.cut(cfg, limit, x, all, rtt, now)
+		}
+		if limit >= float64(cfg.MaxLimit) {
+			if s.phase == littleStart {
+				s.phase = littleDescend
+			} else {
+				s.phase = littleCruise
+			}
+			return limit
+		}
+		// Probe upwards: below the knee goodput doubles with the limit.
+		// Where the latency is long against the epoch, each probe also
+		// waits out a dead time: once the no-load latency is known, grow
+		// four times per probe instead.
+		factor := 2.0
+		if s.r0ok && s.phase == littleSlow && rtt > 0.5*s.edurPrev && s.lastE >= littleFastShare {
+			factor = 4
+		}
+		return s.move(cfg, limit, factor*limit, x, rtt, now)
+	case littleDescend:
+		if s.overLimit > 0 && 2*limit < s.overLimit {
+			// Cut here by overload, and half or less of the limit that
+			// was overloaded: the knee may lie above as well as below.
+			// Probe upwards first, as at the start.
+			s.overLimit = 0
+			s.phase = littleStart
+			return s.move(cfg, limit, 2*limit, x, rtt, now)
+		}
+		s.overLimit = 0
+		if limit <= float64(cfg.MinLimit) {
+			// Nothing below to try: the latency at the lowest limit is
+			// the no-load latency.
+			s.learnR0(rtt, k, true)
+			s.proven = true
+			s.phase = littleCruise
+			return limit
+		}
+		return s.move(cfg, limit, limit*descent(k), x, rtt, now)
+	}
+
+	// Cruise. By Little's law all*r0 calls in flight serve all calls a
+	// second without a queue: the target is that plus the headroom. Above
+	// the knee it is the knee whatever the limit; below it, it is the limit
+	// plus the headroom, so following it grows the limit.
+	q := rtt/s.r0 - 1
+	if q < -tol && s.fast {
+		// Two epochs in a row faster than the no-load latency: the
+		// dependency got faster.
+		s.learnR0(rtt, k, false)
+		q = rtt/s.r0 - 1
+	}
+	s.fast = q < -tol
+	if q <= littleHeadroom {
+		s.f0 += 0.2 * (d/k - s.f0)
+	}
+	s.since++
+	if s.since >= littleProofEvery || !s.proven && s.since >= littleProofAfter {
+		// Probe below: a no-load latency measured above the knee would
+		// hide a queue for ever; a cut that holds goodput shows it.
+		s.since, s.probing, s.step = 0, true, 0
+		return s.move(cfg, limit, limit*littleProofCut, x, rtt, now)
+	}
+	target := littleTarget(all, s.r0)
+	if q <= littleHeadroom+tol {
+		s.suspect = false
+	}
+	switch {
+	case q > littleHeadroom+tol:
+		s.step = 0
+		if q <= littleHeadroom+2*tol && !s.suspect {
+			// A queue the noise could still explain: cut if the next
+			// epoch says so too.
+			s.suspect = true
+			s.hold++
+			return limit
+		}
+		s.hold = 0
+		s.suspect = false
+		return s.cut(cfg, limit, x, all, rtt, now)
+	case target > limit && (q < littleHeadroom/2 || s.step > 0 && rtt <= s.streakRTT*(1+math.Max(littleHeadroom/2, tol))):
+		// No queue to speak of: below the knee, or at it. Grow to the
+		// target, faster while the latency stays where the streak of
+		// growth began.
+		s.hold = 0
+		if s.step == 0 {
+			s.streakRTT = rtt
+		}
+		next := math.Max(target, limit*(1+s.step))
+		s.step = math.Min(math.Max(2*s.step, littleStepFirst), 1)
+		return s.change(cfg, limit, math.Max(next, limit+1), now, rtt)
+	}
+	// In the band around the headroom: hold, and now and then try a
+	// verified step up, since a no-load latency measured a little low
+	// would otherwise keep the limit below the knee for ever.
+	s.step = 0
+	s.hold++
+	if s.hold >= s.upEvery {
+		s.hold = 0
+		return s.move(cfg, limit, math.Max(limit*math.Exp(s.verifyStep), limit+1), x, rtt, now)
+	}
+	if target > limit {
+		// Latency still says the limit could serve more: follow it up.
+		return s.change(cfg, limit, target, now, rtt)
+	}
+	return limit
+}
+
+// cut lowers the limit to the target of Little's law, by at least
+// s.verifyStep so that the next epoch can verify it, and at most half.
+func (s *little) cut(cfg *Config, limit, x, all, rtt float64, now int64) float64 {
+	target := littleTarget(all, s.r0)
+	if math.Floor(target) >= math.Floor(limit) {
+		// The queue is within the integer part: nothing to cut.
+		return s.change(cfg, limit, target, now, rtt)
+	}
+	next := target
+	if math.Floor(target) > math.Floor(limit)*math.Exp(-s.verifyStep) {
+		next = limit * math.Exp(-s.verifyStep)
+	}
+	return s.move(cfg, limit, math.Max(limit*littleMaxCut, next), x, rtt, now)
+}
+
+// move changes the limit from limit to next and keeps the epoch before the
+// change as the reference for verifying it.
+func (s *little) move(cfg *Config, limit, next, x, rtt float64, now int64) float64 {
+	s.ref = littleRef{limit: limit, x: x, rtt: rtt, step: s.verifyStep, set: true}
+	return s.change(cfg, limit, next, now, rtt)
+}
+
+// change moves the limit to next, opening a new epoch and a dead time.
+func (s *little) change(cfg *Config, limit, next float64, now int64, rtt float64) float64 {
+	next = clampFloat(next, cfg)
+	s.ek, s.ed, s.esum, s.edur, s.emax = 0, 0, 0, 0, 0
+	if a, b := math.Floor(next), math.Floor(limit); a != b && math.Abs(math.Log(a/b)) >= littleDeadChange {
+		s.chgAt, s.chgLag, s.chgN, s.chgDown = now, rtt, b, a < b
+	}
+	return next
+}
+
+// verify compares the epoch after a change with the one before it (ref)
+// if the limit moved by at least s.verifyStep. Below the knee goodput
+// follows the limit and latency stays; above it latency follows and
+// goodput stays. The share e of the change that throughput followed tells
+// which; the knee is at most the higher goodput times the latency at the
+// lower limit (Little's law at the knee; exact when the knee lies between
+// the two). It returns false when the phase's own rule decides.
+func (s *little) verify(cfg *Config, ref littleRef, probing bool, limit, x, rtt, k, tol float64, now int64) (float64, bool) {
+	lnL := math.Log(limit / ref.limit)
+	if math.Abs(lnL) < ref.step*0.99 || ref.x <= 0 || x <= 0 {
+		return 0, false
+	}
+	// Goodput and latency each say how much of the change went into
+	// throughput, with partly independent noise: average the two.
+	e := (math.Log(x/ref.x) + lnL - math.Log(rtt/ref.rtt)) / (2 * lnL)
+	s.lastE = e
+	lo, hi := math.Min(limit, ref.limit), math.Max(limit, ref.limit)
+	rLo, xHi := rtt, ref.x
+	if lnL > 0 {
+		rLo, xHi = ref.rtt, x
+	}
+	knee := math.Min(hi, math.Max(lo, littleTarget(xHi, rLo)))
+	if littleTrace {
+		dbg("   verify refL=%.1f refx=%.1f refrtt=%.1fms e=%.2f knee=%.1f probe=%v", ref.limit, ref.x*1e9, ref.rtt/1e6, e, knee, probing)
+	}
+	restore := s.restore
+	s.restore = 0
+	if lnL > 0 && restore > 0 {
+		if e >= 0.5 {
+			// Goodput followed the way back up: a new normal.
+			s.learnR0(restore, k, true)
+			s.proven = true
+		}
+		return 0, false
+	}
+	if lnL > 0 {
+		switch {
+		case e >= littleBelowKnee || s.phase != littleCruise && e >= math.Max(0.5, 1-2*littleSigmaE*tol/lnL):
+			// Growth answered: both below the knee (in slow start, a
+			// growth that the noise cannot tell from answered goes on: one
+			// more doubling costs less than stopping short).
+			s.learnR0(rLo, k, !s.r0ok)
+			if s.phase == littleCruise {
+				s.learnR0(rtt, k, false) // the upper limit is below the knee too
+				// Below the knee: go on growing, faster while latency holds.
+				s.step, s.streakRTT, s.hold = littleStepFirst, rtt, 0
+			} else {
+				s.phase = littleSlow
+			}
+			s.proven = true
+			s.upEvery = littleUpFirst
+			return 0, false
+		case !s.r0ok && e <= math.Max(littleAboveKnee, 2*littleSigmaE*tol/lnL):
+			// (With no no-load latency to fall back on, a growth that the
+			// noise cannot tell from unanswered is taken as unanswered.)
+			// Above the knee with no no-load latency yet: step down from
+			// the lower limit, whose epoch stays the reference.
+			s.phase = littleDescend
+			s.ref = ref
+			return s.change(cfg, limit, lo*descent(k), now, rtt), true
+		case e > littleAboveKnee && !s.r0ok:
+			// The knee seems to lie between: a guess, to be proven.
+			s.learnR0(rLo, k, true)
+		case e <= littleAboveKnee:
+			// Growth went past the knee: back to what Little's law says
+			// the dependency serves, at most the lower limit.
+			s.upEvery = min(2*s.upEvery, littleUpMax)
+			knee = math.Min(lo, math.Max(lo*littleMaxCut, littleTarget(x, s.r0)))
+		}
+		s.phase = littleCruise
+		return s.change(cfg, limit, knee, now, rtt), true
+	}
+	fits := s.r0ok && rLo <= s.r0*(1+littleHeadroom+tol)
+	if e <= littleAboveKnee || !fits && e < littleRestoreShare && s.phase == littleCruise {
+		// The cut held goodput: there was a queue, and the no-load latency
+		// is at most the latency now.
+		if s.r0ok && rtt < s.r0 {
+			s.learnR0(rtt, k, false)
+		}
+		if probing || s.phase == littleDescend {
+			// A probe that found a queue: the no-load latency was
+			// measured above the knee. Look for the knee below.
+			s.phase, s.r0ok, s.proven = littleDescend, false, false
+		}
+		return 0, false
+	}
+	if !fits && s.phase == littleCruise {
+		// Goodput followed the cut but the latency stayed above the
+		// no-load one: either the dependency got slower (a new normal) or
+		// its capacity fell while the cut was measured. Going back up
+		// tells: goodput follows a new normal up again, not a capacity
+		// that fell.
+		s.restore = rLo
+		s.ref = littleRef{limit: limit, x: x, rtt: rtt, step: ref.step, set: true}
+		return s.change(cfg, limit, hi, now, rtt), true
+	}
+	// A cut went below the knee, or the knee lies between: the latency at
+	// the lower limit is the no-load latency. In cruise it may only lower
+	// the one known unless the cut clearly went below the knee: a latency
+	// in the band would otherwise creep it up.
+	if !s.r0ok || s.phase != littleCruise {
+		s.learnR0(rLo, k, true)
+	} else if e >= littleBelowKnee || rLo <= s.r0*(1+tol) {
+		s.learnR0(rLo, k, false)
+	}
+	if e >= littleBelowKnee || e >= 0.5 && (s.proven || probing) {
+		s.proven = true
+	}
+	s.step = 0
+	s.phase = littleCruise
+	return s.change(cfg, limit, knee, now, rtt), true
+}
+
+// littleTarget is the limit that serves x calls a nanosecond at a no-load
+// latency of r0 with the headroom, by Little's law, rounded to the nearest
+// integer (callers see the integer part): a knee of 1.8 is 2, not 1.
+func littleTarget(x, r0 float64) float64 {
+	return x*r0*(1+littleHeadroom) + 0.5
+}
+
+// descent returns the share a step down cuts the limit to, after an epoch
+// of k samples: a quarter when samples are plenty, a half when they are
+// few, so that the lower limit still gathers an epoch soon.
+func descent(k float64) float64 {
+	if k >= 4*littleDescentSamples {
+		return littleDescent
+	}
+	return 0.5
+}
+
+// learnR0 folds an epoch's latency, taken at or below the knee, into the
+// no-load latency: an average weighted by samples over at most
+// littleR0Samples of them, so that one noisy epoch does not set it; fresh
+// starts it over.
+func (s *little) learnR0(rtt, k float64, fresh bool) {
+	if fresh || s.r0w == 0 {
+		s.r0, s.r0w = rtt, k
+	} else {
+		s.r0 = (s.r0*s.r0w + rtt*k) / (s.r0w + k)
+		s.r0w = math.Min(s.r0w+k, littleR0Samples)
+	}
+	s.r0ok = true
+}
+
+// noise learns cv from two consecutive epochs and returns
+// the relative standard deviation of an epoch's latency. Two averages of
+// n1 and n2 samples differ by cv*sqrt(1/n1+1/n2), and the mean absolute
+// difference of two normal draws is 2σ/√π.
+func (s *little) noise(rtt, k, limit float64) float64 {
+	if s.prevSet && s.prevRTT > 0 && rtt > 0 {
+		// Between the two epochs the limit may have moved: below the knee
+		// latency does not follow it, above it latency follows it. What
+		// neither explains is noise.
+		d, dL := math.Log(rtt/s.prevRTT), math.Log(math.Max(1, math.Floor(limit))/math.Max(1, math.Floor(s.prev)))
+		obs := math.Min(math.Abs(d), math.Abs(d-dL)) / math.Sqrt(1/k+1/s.prevK) * math.Sqrt(math.Pi) / 2
 		if s.cvCount < 10 {
 			s.cvCount++
 			s.cv += (obs - s.cv) / float64(s.cvCount)
 		} else {
-			s.cv += littleNoiseWeight * (math.Min(obs, littleNoiseClip*s.cv) - s.cv)
+			s.cv += littleCVWeight * (math.Min(obs, littleCVClip*s.cv) - s.cv)
 		}
 	}
-	s.prevSet, s.prevRTT, s.prevN, s.prevLimit = true, rtt, samples, limit
-	return s.cv / math.Sqrt(samples)
-}
-
-// remember appends w to the past windows, dropping the oldest when full.
-func (s *little) remember(w littleWindow) {
-	if s.npast == littleHistory {
-		copy(s.past[:], s.past[1:])
-		s.npast--
+	s.prevSet, s.prevRTT, s.prevK, s.prev = true, rtt, k, limit
+	// Until ten observations, the prior counts as three of them.
+	cv := s.cv
+	if s.cvCount < 10 {
+		cv = (s.cv*float64(s.cvCount) + littleCVPrior*3) / float64(s.cvCount+3)
 	}
-	s.past[s.npast] = w
-	s.npast++
-}
-
-// update returns the next estimate from a window's average latency (rtt,
-// in nanoseconds), its most calls in flight (n), its samples (at least 1),
-// whether it saw a drop and whether it passed LatencyCeiling (overload),
-// given the current estimate (limit).
-func (s *little) update(cfg *Config, limit, rtt, n, samples float64, dropped, overload bool) float64 {
-	s.windows++
-	if s.windows == 1 || rtt <= 0 {
-		// The first window is biased towards short calls (only calls that
-		// began and ended in it are samples): it teaches nothing.
-		return limit
-	}
-	sigma := s.noise(rtt, samples, limit)
-
-	s.warm++
-	if s.warm <= littleWarmup {
-		s.smoothed += (rtt - s.smoothed) / float64(s.warm)
-		s.base = s.smoothed
-	} else {
-		s.smoothed += littleSmoothing * (rtt - s.smoothed)
-		s.base = math.Min(s.base, s.smoothed)
-	}
-	base := s.base
-
-	// Of n calls in flight, n*(1-base/rtt) are queued (Little's law at
-	// constant throughput).
-	queue := n * (1 - base/rtt)
-	lo := math.Max(littleMinLow, math.Max(littleQueueLow, littleNoiseLow*sigma)*limit)
-	hi := math.Max(littleMinHigh, math.Max(littleQueueHigh, littleNoiseHigh*sigma)*limit)
-
-	// A window that began above its limit still carries the queue of the
-	// calls admitted before a cut: it judges nothing (but an overloaded
-	// window always cuts).
-	clean := n <= math.Floor(limit)+1
-	cut := overload || clean && (queue > hi || (dropped && queue > lo))
-
-	if cut && !overload {
-		// Did latency follow the calls in flight down, as a queue would?
-		// Compare with the slowest recent clean window.
-		ref := -1
-		for i := range s.npast {
-			if s.past[i].clean && (ref < 0 || s.past[i].rtt > s.past[ref].rtt) {
-				ref = i
-			}
-		}
-		if ref >= 0 && n <= littleCheckDrop*s.past[ref].inflight {
-			r := s.past[ref]
-			expect := math.Max(base/r.rtt, n/r.inflight)
-			if rtt/r.rtt > 1-littleUnexplained*(1-expect) {
-				// Not a queue: the dependency got slower. Learn the new
-				// normal and undo the cuts.
-				s.warm, s.smoothed, s.base = 1, rtt, rtt
-				s.npast = 0
-				s.step = 1
-				return clampFloat(math.Max(limit, r.limit), cfg)
-			}
-		}
-	}
-	s.remember(littleWindow{limit, n, rtt, clean})
-
-	next := limit
-	switch {
-	case cut:
-		// Cut to what the dependency serves without a queue (n*base/rtt)
-		// plus the low bound: by at least one, at most half.
-		target := n*base/rtt + lo
-		next = math.Max(limit*(1-littleMaxCut), math.Min(limit-1, target))
-		s.step = 1
-	case queue < lo && n*2 >= limit:
-		// No queue and the limit in use: grow, doubling the step while
-		// windows in a row stay clear (up to an eighth of the limit).
-		next = limit + s.step
-		s.step = math.Min(s.step*2, math.Max(1, limit/8))
-	default:
-		s.step = 1
-	}
-	return clampFloat(next, cfg)
+	return math.Max(cv, littleCVFloor) / math.Sqrt(k)
 }

@@ -14,6 +14,7 @@ type windowState struct {
 	baseSum     int64
 	baseDrops   int64
 
+	start   int64 // clock reading when the current window began
 	windows int64 // windows completed
 	limit   int   // the integer limit callers see
 
@@ -27,7 +28,8 @@ type windowState struct {
 	alg algorithm
 }
 
-func (w *windowState) init(cfg *Config) {
+func (w *windowState) init(cfg *Config, now int64) {
+	w.start = now
 	w.limit = cfg.InitialLimit
 	w.alg.init(cfg)
 }
@@ -66,10 +68,15 @@ func (l *Limiter) endWindow(now int64) {
 	maxIF := int(l.hot.maxIF.Swap(uint32(word)))
 	l.raiseMax(uint32(l.hot.word.Load()))
 
+	windowDrops := int(drops - w.baseDrops)
 	w.baseSamples, w.baseSum, w.baseDrops = uint32(word>>32), sum, drops
 	overload := l.cfg.LatencyCeiling > 0 && rtt > l.cfg.LatencyCeiling
 	old := w.limit
-	w.limit = w.alg.update(&l.cfg, w.limit, rtt, maxIF, int(samples), dropped, overload)
+	w.limit = w.alg.update(&l.cfg, w.limit, figures{
+		rtt: rtt, maxIF: maxIF, samples: int(samples), drops: windowDrops,
+		duration: now - w.start, now: now, overload: overload,
+	})
+	w.start = now
 	w.windows++
 	w.lastRTT, w.lastMaxIF, w.lastSamples = rtt, maxIF, int(samples)
 	w.lastDropped, w.lastOverload = dropped, overload

@@ -2,47 +2,46 @@ package sim
 
 import (
 	"math"
-	"sync"
 	"time"
 
 	"github.com/resilience4cata/r4c/policy"
+	"github.com/resilience4cata/r4c/policy/adaptivelimit"
 )
 
-// Window is what a window of r4c's adaptive limit hands its algorithm when
+// window is what a window of r4c's adaptive limit hands its algorithm when
 // it ends.
-type Window struct {
+type window struct {
 	// RTT is the average latency of the window's samples, drops included.
 	RTT time.Duration
-	// MinRTT is the lowest latency of a sample of the window.
-	MinRTT time.Duration
 	// MaxInFlight is the most calls in flight during the window, counting
 	// those already in flight when it began.
 	MaxInFlight int
-	// Samples is the number of samples (drops included).
-	Samples int
 	// Drops is the number of samples that were drops.
 	Drops int
-	// Duration is how long the window lasted.
-	Duration time.Duration
 }
 
-// Algorithm recomputes a limit at the end of each window. It is a state
-// machine called under the limiter's lock, one window at a time.
-type Algorithm interface {
+// refAlgorithm recomputes a limit at the end of each window. It is a state
+// machine called under the limiter's lock, one window at a time, with the
+// limiter's bounds.
+type refAlgorithm interface {
 	// Update returns the next limit from the window's figures and the
 	// current limit (a float: callers see its integer part).
-	Update(w Window, limit float64) float64
+	Update(w window, limit float64, b bounds) float64
 }
 
+// bounds are a limiter's least and greatest limits.
+type bounds struct{ Min, Max float64 }
+
 // windowed is this package's model of r4c's adaptive limit: slots,
-// immediate rejection, windows of at least windowLen and minSamples
+// immediate rejection, windows of at least window and MinWindowSamples
 // (extended, keeping their samples, when short of samples), recompute on
-// the completing call. It runs the reference algorithms and the candidate
-// before they exist in the library, and cross-checks the library after.
+// the completing call, the most calls in flight of a window counting those
+// in flight when it began. It runs the reference arithmetic of Gradient2,
+// AIMD and Vegas, to cross-check the library (TestLibraryMatchesReference).
 type windowed struct {
-	mu         sync.Mutex
 	clk        policy.Clock
-	alg        Algorithm
+	alg        refAlgorithm
+	bounds     bounds
 	windowLen  int64
 	minSamples int
 
@@ -50,55 +49,42 @@ type windowed struct {
 	limit    int
 	inflight int
 
-	winStart, winEnd int64
-	sum              int64
-	n, drops         int
-	min              int64
-	maxIn            int
+	winEnd   int64
+	sum      int64
+	n, drops int
+	maxIn    int
 }
 
-type windowedPermit struct {
-	w     *windowed
-	start int64
-}
-
-func newWindowed(alg Algorithm) *windowed {
-	clk := policy.System
-	now := clk.Nanotime()
-	w := &windowed{clk: clk, alg: alg, windowLen: int64(time.Second), minSamples: 10,
-		est: InitialLimit, limit: InitialLimit}
-	w.winStart, w.winEnd = now, now+w.windowLen
+func newWindowed(e Env, alg refAlgorithm) *windowed {
+	cfg := adaptivelimit.Config{
+		InitialLimit:     e.Scenario.Limits.InitialLimit,
+		MaxLimit:         e.Scenario.Limits.MaxLimit,
+		MinWindowSamples: e.Scenario.Limits.MinWindowSamples,
+		Window:           e.Scenario.Limits.Window,
+	}.WithDefaults()
+	now := e.Clock.Nanotime()
+	w := &windowed{clk: e.Clock, alg: alg, bounds: bounds{float64(cfg.MinLimit), float64(cfg.MaxLimit)},
+		windowLen: int64(cfg.Window), minSamples: cfg.MinWindowSamples,
+		est: float64(cfg.InitialLimit), limit: cfg.InitialLimit}
+	w.winEnd = now + w.windowLen
 	return w
 }
 
-func (w *windowed) TryAcquire() (Permit, bool) {
-	w.mu.Lock()
+func (w *windowed) TryAcquire() (Token, bool) {
 	if w.inflight >= w.limit {
-		w.mu.Unlock()
-		return nil, false
+		return Token{}, false
 	}
 	w.inflight++
 	w.maxIn = max(w.maxIn, w.inflight)
-	w.mu.Unlock()
-	return windowedPermit{w, w.clk.Nanotime()}, true
+	return Token{Value: w.clk.Nanotime()}, true
 }
 
-func (w *windowed) Limit() int {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.limit
-}
+func (w *windowed) Limit() int { return w.limit }
 
-func (p windowedPermit) Release(o Outcome) {
-	w := p.w
+func (w *windowed) Release(t Token, o Outcome) {
 	now := w.clk.Nanotime()
-	lat := now - p.start
-	w.mu.Lock()
-	defer w.mu.Unlock()
+	lat := now - t.Value.(int64)
 	w.inflight--
-	if w.n == 0 || lat < w.min {
-		w.min = lat
-	}
 	w.sum += lat
 	w.n++
 	if o == Dropped {
@@ -111,18 +97,11 @@ func (p windowedPermit) Release(o Outcome) {
 		w.winEnd += w.windowLen
 		return
 	}
-	win := Window{
-		RTT:         time.Duration(w.sum / int64(w.n)),
-		MinRTT:      time.Duration(w.min),
-		MaxInFlight: w.maxIn,
-		Samples:     w.n,
-		Drops:       w.drops,
-		Duration:    time.Duration(now - w.winStart),
-	}
-	w.est = w.alg.Update(win, w.est)
+	win := window{RTT: time.Duration(w.sum / int64(w.n)), MaxInFlight: w.maxIn, Drops: w.drops}
+	w.est = w.alg.Update(win, w.est, w.bounds)
 	w.limit = int(w.est)
-	w.winStart, w.winEnd = now, now+w.windowLen
-	w.sum, w.n, w.drops, w.min = 0, 0, 0, 0
+	w.winEnd = now + w.windowLen
+	w.sum, w.n, w.drops = 0, 0, 0
 	w.maxIn = w.inflight
 }
 
@@ -152,7 +131,7 @@ func (g *gradient2) addLong(rtt float64) float64 {
 	return g.long
 }
 
-func (g *gradient2) Update(w Window, est float64) float64 {
+func (g *gradient2) Update(w window, est float64, b bounds) float64 {
 	rtt := float64(w.RTT)
 	long := g.addLong(rtt)
 	if long/rtt > 2 {
@@ -164,21 +143,21 @@ func (g *gradient2) Update(w Window, est float64) float64 {
 	gradient := math.Max(0.5, math.Min(1, g.tolerance*long/rtt))
 	next := est*gradient + g.queue
 	next = est*(1-g.smoothing) + next*g.smoothing
-	return clamp(next, MinLimit, MaxLimit)
+	return clamp(next, b.Min, b.Max)
 }
 
 // ---- AIMD, exactly as docs/netflix-algorithms.md gives it (integer limit).
 
 type aimd struct{ backoff float64 }
 
-func (a aimd) Update(w Window, est float64) float64 {
+func (a aimd) Update(w window, est float64, b bounds) float64 {
 	limit := int(est)
 	if w.Drops > 0 {
 		limit = int(float64(limit) * a.backoff)
 	} else if w.MaxInFlight*2 >= limit {
 		limit++
 	}
-	return clamp(float64(limit), MinLimit, MaxLimit)
+	return clamp(float64(limit), b.Min, b.Max)
 }
 
 // ---- Vegas, as docs/netflix-algorithms.md gives Netflix's VegasLimit.
@@ -204,7 +183,7 @@ func newVegas(jitter func() float64) *vegas {
 	return &vegas{smoothing: 1, multiplier: 30, jitter: jitter(), next: jitter}
 }
 
-func (v *vegas) Update(w Window, est float64) float64 {
+func (v *vegas) Update(w window, est float64, b bounds) float64 {
 	rtt := float64(w.RTT)
 	v.probes++
 	if v.jitter*v.multiplier*est <= float64(v.probes) {
@@ -237,11 +216,39 @@ func (v *vegas) Update(w Window, est float64) float64 {
 			return est
 		}
 	}
-	next = clamp(next, MinLimit, MaxLimit)
+	next = clamp(next, b.Min, b.Max)
 	return (1-v.smoothing)*est + v.smoothing*next
 }
 
-// Reference returns r4c's windowing running alg. The name says which.
-func Reference(name, note string, alg func() Algorithm) Spec {
-	return Spec{Name: name, Note: note, New: func() Limiter { return newWindowed(alg()) }}
+// reference returns r4c's windowing running alg (made fresh per run), with
+// the scenario's limits. The name says which.
+func reference(name, note string, alg func() refAlgorithm) Spec {
+	return Spec{Name: name, Note: note, New: func(e Env) (Limiter, error) { return newWindowed(e, alg()), nil }}
+}
+
+// RefGradient2, RefAIMD and RefVegas are the reference arithmetic of
+// docs/netflix-algorithms.md on this package's model of r4c's windowing.
+func RefGradient2() Spec {
+	return reference("ref-gradient2", "Gradient2 (reference arithmetic), r4c windowing",
+		func() refAlgorithm { return newGradient2() })
+}
+
+// RefAIMD: see RefGradient2.
+func RefAIMD() Spec {
+	return reference("ref-aimd", "AIMD (reference arithmetic), r4c windowing",
+		func() refAlgorithm { return aimd{backoff: 0.9} })
+}
+
+// RefVegas: see RefGradient2. Its probe jitter follows the library's fixed
+// schedule, 0.5 + 0.5·frac((k+1)·0.618...), instead of Netflix's random draw.
+func RefVegas() Spec {
+	return reference("ref-vegas", "Vegas (reference arithmetic), r4c windowing",
+		func() refAlgorithm {
+			k := 0
+			return newVegas(func() float64 {
+				_, frac := math.Modf(float64(k+1) * 0.6180339887498949)
+				k++
+				return 0.5 + 0.5*frac
+			})
+		})
 }

@@ -1,0 +1,7 @@
+//go:build !littledebug
+
+package adaptivelimit
+
+const littleTrace = false
+
+func dbg(string, ...any) {}
