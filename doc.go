@@ -13,7 +13,10 @@
 // the startup on any configuration error:
 //
 //	reg, err := r4c.NewRegistry(
-//		r4c.WithAdaptiveLimitDefaults(func(c *adaptivelimit.Config) { c.MaxLimit = 500 }),
+//		r4c.WithAdaptiveLimitDefaults(func(c *adaptivelimit.Config) {
+//			c.Algorithm = adaptivelimit.Little // finds the capacity on any shape (docs/adaptation.md)
+//			c.MaxLimit = 500
+//		}),
 //		r4c.WithRetryConfig("idempotent", func(c *retry.Config) {
 //			c.MaxAttempts = 3
 //			c.AbortOn = []error{adaptivelimit.ErrLimitExceeded} // a full limit fails fast

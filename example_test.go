@@ -24,7 +24,10 @@ func ExampleNewRegistry() {
 		log.Fatal(err) // a *r4c.ConfigError with its R4C code
 	}
 	p, err := pipeline.NewBuilder[string](reg, "search").
-		AdaptiveLimit(func(c *adaptivelimit.Config) { c.InitialLimit = 10; c.MaxLimit = 100 }).
+		AdaptiveLimit(func(c *adaptivelimit.Config) {
+			c.Algorithm = adaptivelimit.Little // recommended when the capacity is unknown
+			c.InitialLimit, c.MaxLimit = 10, 100
+		}).
 		Build()
 	if err != nil {
 		log.Fatal(err)
@@ -69,7 +72,10 @@ func ExampleWithProperties() {
 // documentation's quick start is this example (TestPackageDocQuickStart).
 func Example_production() {
 	reg, err := r4c.NewRegistry(
-		r4c.WithAdaptiveLimitDefaults(func(c *adaptivelimit.Config) { c.MaxLimit = 500 }),
+		r4c.WithAdaptiveLimitDefaults(func(c *adaptivelimit.Config) {
+			c.Algorithm = adaptivelimit.Little // finds the capacity on any shape (docs/adaptation.md)
+			c.MaxLimit = 500
+		}),
 		r4c.WithRetryConfig("idempotent", func(c *retry.Config) {
 			c.MaxAttempts = 3
 			c.AbortOn = []error{adaptivelimit.ErrLimitExceeded} // a full limit fails fast

@@ -35,8 +35,9 @@
 //	            third of the capacity, 10s recovered); the run without r4c
 //	            takes half as long, with the same three phases
 //	-load       offered load, as a multiple of the server's full capacity (2)
-//	-algorithm  how the limit adapts: gradient2 (the default), aimd, vegas, or
-//	            any other value of the adaptiveLimit.algorithm key
+//	-algorithm  how the limit adapts: little (the default here: the algorithm
+//	            we recommend), gradient2 (the library's default), aimd, vegas,
+//	            or any other value of the adaptiveLimit.algorithm key
 //	-capacity   the server's workers at full capacity (30)
 //	-seed       seed of the arrivals and the service times (1)
 //	-chart      where to write the chart (overload.svg in the current
@@ -60,7 +61,7 @@ func main() {
 	cfg := defaultConfig()
 	flag.DurationVar(&cfg.Duration, "duration", cfg.Duration, "length of the run through r4c: a third normal, a third at a third of the capacity, a third recovered")
 	flag.Float64Var(&cfg.Load, "load", cfg.Load, "offered load, as a multiple of the server's full capacity")
-	flag.StringVar(&cfg.Algorithm, "algorithm", cfg.Algorithm, "adaptive limit algorithm: gradient2, aimd, vegas or little")
+	flag.StringVar(&cfg.Algorithm, "algorithm", cfg.Algorithm, "adaptive limit algorithm: little (recommended), gradient2 (the library's default), aimd or vegas")
 	flag.IntVar(&cfg.Workers, "capacity", cfg.Workers, "the server's workers at full capacity")
 	flag.Uint64Var(&cfg.Seed, "seed", cfg.Seed, "seed of the arrivals and the service times")
 	flag.StringVar(&cfg.Chart, "chart", "", "where to write the SVG chart (default overload.svg in the current directory, else in "+os.TempDir()+")")
@@ -98,7 +99,7 @@ func defaultConfig() config {
 	return config{
 		Duration:  30 * time.Second,
 		Load:      2,
-		Algorithm: "gradient2",
+		Algorithm: "little",
 		Workers:   30,
 		Service:   100 * time.Millisecond,
 		Timeout:   time.Second,

@@ -55,10 +55,10 @@ func TestRunPrintsProgressAndSummaryAndWritesTheChart(t *testing.T) {
 	t.Log("\n" + text)
 
 	for _, want := range []string{
-		"1/2  with r4c: retry → adaptive limit (gradient2)",
+		"1/2  with r4c: retry → adaptive limit (little)",
 		"2/2  without r4c",
 		"summary, phase by phase",
-		"with r4c (gradient2):",
+		"with r4c (little):",
 		"without r4c:",
 		"chart: " + cfg.Chart,
 	} {
@@ -68,7 +68,7 @@ func TestRunPrintsProgressAndSummaryAndWritesTheChart(t *testing.T) {
 	// even late.
 	assert.Equal(t, 9, progressLines(text))
 	// The server did serve: some requests were answered in time.
-	m := regexp.MustCompile(`with r4c \(gradient2\): +answered +(\d+)%`).FindStringSubmatch(text)
+	m := regexp.MustCompile(`with r4c \(little\): +answered +(\d+)%`).FindStringSubmatch(text)
 	require.Len(t, m, 2)
 	assert.NotEqual(t, "0", m[1])
 
