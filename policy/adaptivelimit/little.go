@@ -122,9 +122,6 @@ func (s *little) update(cfg *Config, limit float64, f figures) float64 {
 	// are a small share of its samples or had time to end. The first
 	// window is biased towards short calls (only calls that began and
 	// ended in it are samples) and is judged only for overload.
-	if littleTrace {
-		dbg("  win t=%.2f k=%d d=%d rtt=%v maxIF=%d", float64(f.now)/1e9, f.samples, f.drops, f.rtt, f.maxIF)
-	}
 	start := f.now - f.duration
 	lags := 1.0 // after a growth the calls of before have the latency of now
 	if s.chgDown {
@@ -167,9 +164,6 @@ func (s *little) overloaded(cfg *Config, limit float64, f figures, rtt, k, d, du
 		(s.r0ok && k >= 5 && rtt > littleLatencyJump*s.r0)
 	if !strong {
 		return 0, false
-	}
-	if littleTrace {
-		dbg("t=%.1f overload L=%.1f k=%.0f d=%.0f rtt=%.1fms", float64(f.now)/1e9, limit, k, d, rtt/1e6)
 	}
 	if ref := s.ref; ref.set && ref.limit < limit {
 		// The growth that led here went past the knee: back below it.
@@ -214,9 +208,6 @@ func (s *little) decide(cfg *Config, limit float64, now int64) float64 {
 	// The smallest change the next epoch can verify: goodput and latency
 	// must move by several noise units.
 	s.verifyStep = math.Min(littleMaxVerify, math.Max(littleMinVerify, littleVerifyNoise*sigma))
-	if littleTrace {
-		dbg("t=%.1f decide L=%.1f k=%.0f d=%.0f rtt=%.1fms x=%.1f/s full=%v emax=%.0f sigma=%.3f r0=%.1fms ok=%v pr=%v phase=%d ref=%v", float64(now)/1e9, limit, k, d, rtt/1e6, x*1e9, full, s.emax, sigma, s.r0/1e6, s.r0ok, s.proven, s.phase, s.ref.set)
-	}
 	s.ek, s.ed, s.esum, s.edur, s.emax = 0, 0, 0, 0, 0
 	// A reference is good for the first epoch after its change only: a
 	// later one would mix in whatever else changed since.
@@ -427,9 +418,6 @@ func (s *little) verify(cfg *Config, ref littleRef, probing bool, limit, x, rtt,
 		rLo, xHi = ref.rtt, x
 	}
 	knee := math.Min(hi, math.Max(lo, littleTarget(xHi, rLo)))
-	if littleTrace {
-		dbg("   verify refL=%.1f refx=%.1f refrtt=%.1fms e=%.2f knee=%.1f probe=%v", ref.limit, ref.x*1e9, ref.rtt/1e6, e, knee, probing)
-	}
 	restore := s.restore
 	s.restore = 0
 	if lnL > 0 && restore > 0 {

@@ -1,7 +1,0 @@
-//go:build !littledebug
-
-package adaptivelimit
-
-const littleTrace = false
-
-func dbg(string, ...any) {}
