@@ -72,4 +72,17 @@ func TestPackageDocQuickStart(t *testing.T) {
 	if g, w := strings.Join(got, "\n"), strings.Join(want, "\n"); g != w {
 		t.Errorf("doc.go's quick start differs from Example_production:\n--- doc.go\n%s\n--- example\n%s", g, w)
 	}
+	// A production quick start: the real clock, the real sources, no test
+	// settings; and the check of unused instance keys once the pipelines
+	// are built.
+	for _, testOnly := range []string{"ManualClock", "clocktest", "WithClock", "WithEnv(", "WithProperties(", "MinWindowSamples"} {
+		if strings.Contains(block, testOnly) {
+			t.Errorf("doc.go's quick start uses %s, a test setting", testOnly)
+		}
+	}
+	for _, need := range []string{"r4c.WithPropertiesFile(", "r4c.WithEnvironment()", "reg.CheckUnusedKeys()"} {
+		if !strings.Contains(block, need) {
+			t.Errorf("doc.go's quick start does not call %s", need)
+		}
+	}
 }

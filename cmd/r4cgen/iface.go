@@ -5,6 +5,7 @@ import (
 	"go/token"
 	"go/types"
 	"path/filepath"
+	"strconv"
 	"strings"
 )
 
@@ -206,8 +207,15 @@ func (m *method) classify(it *iface, pkg *types.Package, ds *diags, l *loaded) b
 		}
 	}
 	if n == 0 || !isError(results.At(n-1).Type()) {
-		ds.errorf(m.pos, codeMethod, "%s.%s returns no error, so a wrapper could not report a rejection or a timeout: "+
-			"make error its last result, or return a *future.Future[T], whose failure carries the error", it.name, m.name)
+		what := "returns no error"
+		for i := range n {
+			if isError(results.At(i).Type()) {
+				what = "returns its error as result " + strconv.Itoa(i+1) + " of " + strconv.Itoa(n) + ", not last"
+				break
+			}
+		}
+		ds.errorf(m.pos, codeMethod, "%s.%s %s, so a wrapper could not report a rejection or a timeout: "+
+			"make error its last result, or return a *future.Future[T], whose failure carries the error", it.name, m.name, what)
 		return false
 	}
 	for i := range n - 1 {
