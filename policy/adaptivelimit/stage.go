@@ -97,28 +97,25 @@ func (s stage[T]) RunAsync(ctx context.Context, next policy.AsyncNext[T]) *futur
 	}
 	p := Permit{start: l.clock.Nanotime(), slot: n, kind: permitHeld}
 	inner := callAsync(ctx, l, p, next)
-	pr := future.NewPromise[T]()
-	pr.OnCancel(func() { inner.Cancel() })
-	inner.OnComplete(func(v T, err error) {
-		o := OutcomeSuccess
-		if err != nil {
-			o = OutcomeIgnore
-			if !errors.Is(err, future.ErrCancelled) {
-				o = l.classifyErr(ctx, err)
+	o := OutcomeIgnore
+	return policy.Forward(inner,
+		func(c *policy.Outcome[T]) { // the user's DropIf
+			if c.Err == nil {
+				o = OutcomeSuccess
+			} else if !errors.Is(c.Err, future.ErrCancelled) {
+				o = l.classifyErr(ctx, c.Err)
 			}
-		}
-		var end int64
-		if o != OutcomeIgnore {
-			end = l.clock.Nanotime()
-		}
-		l.release(p, o, end)
-		if err != nil {
-			pr.Fail(err)
-		} else {
-			pr.Complete(v)
-		}
-	})
-	return pr.Future()
+		},
+		func(c *policy.Outcome[T]) { // free the slot, record the sample (listeners last)
+			if c.Panicked {
+				o = OutcomeIgnore // DropIf panicked: free the slot, no sample
+			}
+			var end int64
+			if o != OutcomeIgnore {
+				end = l.clock.Nanotime()
+			}
+			l.release(p, o, end)
+		})
 }
 
 // releaseOnPanic frees the slot of *p if it still holds one: deferred by a

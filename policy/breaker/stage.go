@@ -82,14 +82,14 @@ func (s *stage[T]) Run(ctx context.Context, next policy.Next[T]) (T, policy.Stam
 		}
 	}()
 	v, end, err := next.WithStart(start.At()).Run(ctx)
-	ended = true
 	if !end.OK() {
 		end = policy.Stamp(b.clock.Nanotime())
 	}
 	o := success
 	if err != nil {
-		o = b.classify(ctx, err)
+		o = b.classify(ctx, err) // a panic in RecordIf or IgnoreIf is a failure
 	}
+	ended = true
 	b.finish(p, o, end.At())
 	return v, end, err
 }
@@ -123,19 +123,18 @@ func (s *stage[T]) RunAsync(ctx context.Context, next policy.AsyncNext[T]) *futu
 	}()
 	inner := next.Call(ctx)
 	ended = true
-	pr := future.NewPromise[T]()
-	pr.OnCancel(func() { inner.Cancel() })
-	inner.OnComplete(func(v T, err error) {
-		o := ignored
-		if !errors.Is(err, future.ErrCancelled) {
-			o = b.classify(ctx, err)
-		}
-		b.finish(p, o, b.clock.Nanotime())
-		if err != nil {
-			pr.Fail(err)
-		} else {
-			pr.Complete(v)
-		}
-	})
-	return pr.Future()
+	var o outcome
+	return policy.Forward(inner,
+		func(c *policy.Outcome[T]) { // the user's RecordIf and IgnoreIf
+			o = ignored
+			if !errors.Is(c.Err, future.ErrCancelled) {
+				o = b.classify(ctx, c.Err)
+			}
+		},
+		func(c *policy.Outcome[T]) { // record the outcome, give a trial permit back
+			if c.Panicked {
+				o = failure
+			}
+			b.finish(p, o, b.clock.Nanotime())
+		})
 }

@@ -66,16 +66,5 @@ func (s stage[T]) RunAsync(ctx context.Context, next policy.AsyncNext[T]) *futur
 	}()
 	inner := next.Call(ctx)
 	held = false
-
-	pr := future.NewPromise[T]()
-	pr.OnCancel(func() { inner.Cancel() })
-	inner.OnComplete(func(v T, err error) {
-		b.release()
-		if err != nil {
-			pr.Fail(err)
-		} else {
-			pr.Complete(v)
-		}
-	})
-	return pr.Future()
+	return policy.Forward(inner, func(*policy.Outcome[T]) { b.release() })
 }

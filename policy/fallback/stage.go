@@ -164,7 +164,14 @@ func (s *stage[T]) fall(ctx context.Context, err error) (T, error) {
 	if s.fn == nil {
 		return s.value, nil
 	}
+	returned := false
+	defer func() {
+		if !returned {
+			f.failed.Add(1) // Func panicked: the call failed all the same, and the panic goes on
+		}
+	}()
 	r, ferr := s.fn(ctx, err)
+	returned = true
 	var zero T
 	if ferr != nil {
 		f.failed.Add(1)
@@ -201,30 +208,11 @@ func (s *stage[T]) RunAsync(ctx context.Context, next policy.AsyncNext[T]) *futu
 		return future.Completed(v)
 	default:
 	}
-	pr := future.NewPromise[T]()
-	pr.OnCancel(func() { inner.Cancel() })
-	inner.OnComplete(func(v T, err error) {
-		if err == nil || !f.Handles(ctx, err) {
-			settle(pr, v, err)
-			return
+	// If HandleIf or Func panics, the returned future fails with the error
+	// being handled and the panic goes on.
+	return policy.Forward(inner, func(c *policy.Outcome[T]) {
+		if c.Err != nil && f.Handles(ctx, c.Err) {
+			c.V, c.Err = s.fall(ctx, c.Err)
 		}
-		settled := false
-		defer func() {
-			if !settled {
-				pr.Fail(err) // Func panicked: release the waiters, let the panic go on
-			}
-		}()
-		v, ferr := s.fall(ctx, err)
-		settled = true
-		settle(pr, v, ferr)
 	})
-	return pr.Future()
-}
-
-func settle[T any](pr *future.Promise[T], v T, err error) {
-	if err != nil {
-		pr.Fail(err)
-		return
-	}
-	pr.Complete(v)
 }

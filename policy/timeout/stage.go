@@ -240,8 +240,8 @@ func (s *stage[T]) RunAsync(ctx context.Context, next policy.AsyncNext[T]) *futu
 	var decided atomic.Bool // set by whichever of the deadline and the inner future completes pr
 	timeout := func() {
 		if decided.CompareAndSwap(false, true) {
+			defer pr.Fail(t.err) // even if a listener of the event panics
 			t.timedOut()
-			pr.Fail(t.err)
 		}
 	}
 	stop := context.AfterFunc(wctx, func() {
@@ -249,22 +249,17 @@ func (s *stage[T]) RunAsync(ctx context.Context, next policy.AsyncNext[T]) *futu
 			timeout()
 		}
 	})
-	pr.OnCancel(func() { inner.Cancel() })
-	inner.OnComplete(func(v T, err error) {
+	return policy.ForwardTo(pr, inner, func(c *policy.Outcome[T]) {
 		stop()
 		late := ours(ctx, wctx)
 		cancel()
 		if late {
+			c.Dropped = true
 			timeout()
 			return
 		}
-		if decided.CompareAndSwap(false, true) {
-			if err != nil {
-				pr.Fail(err)
-			} else {
-				pr.Complete(v)
-			}
+		if !decided.CompareAndSwap(false, true) {
+			c.Dropped = true // the deadline completed the future
 		}
 	})
-	return pr.Future()
 }
