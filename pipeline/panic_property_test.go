@@ -29,17 +29,17 @@ import (
 // The points where user code runs while a call goes through a pipeline of
 // every policy. A fault set says which of them panic during one call.
 const (
-	ptDropIf       = iota // adaptive limit
-	ptRecordIf            // breaker
-	ptIgnoreIf            // breaker
-	ptRetryIf             // retry
-	ptAbortIf             // retry
-	ptRetryResult         // retry RetryIfResult
-	ptHandleIf            // fallback
-	ptFallbackFunc        // fallback Func
-	ptListener            // any event listener
-	ptWorkCallback        // the user's OnComplete on the work's future (async)
-	ptOuterCallback       // the user's OnComplete on the pipeline's future (async)
+	ptDropIf        = iota // adaptive limit
+	ptRecordIf             // breaker
+	ptIgnoreIf             // breaker
+	ptRetryIf              // retry
+	ptAbortIf              // retry
+	ptRetryResult          // retry RetryIfResult
+	ptHandleIf             // fallback
+	ptFallbackFunc         // fallback Func
+	ptListener             // any event listener
+	ptWorkCallback         // the user's OnComplete on the work's future (async)
+	ptOuterCallback        // the user's OnComplete on the pipeline's future (async)
 	numPoints
 )
 
