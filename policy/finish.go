@@ -121,38 +121,3 @@ func settle[T any](pr *future.Promise[T], v T, err error) {
 	}
 	pr.Complete(v)
 }
-
-// Guard runs the parties of a synchronous call's end one after another so
-// that a panic in one lets the others run: [Guard.Do] keeps the first panic
-// and [Guard.Rethrow] raises it again once every party has run. The zero
-// Guard is ready to use; it lives on the stack and allocates nothing.
-type Guard struct {
-	panicked bool
-	value    any
-}
-
-// Do runs fn and keeps its panic, the first one only. A runtime.Goexit in
-// fn is not stopped.
-func (g *Guard) Do(fn func()) {
-	ok := false
-	defer func() {
-		if ok {
-			return
-		}
-		if p := recover(); p != nil && !g.panicked {
-			g.panicked, g.value = true, p
-		}
-	}()
-	fn()
-	ok = true
-}
-
-// Panicked reports whether a function given to Do has panicked.
-func (g *Guard) Panicked() bool { return g.panicked }
-
-// Rethrow raises again the first panic that Do kept, if any.
-func (g *Guard) Rethrow() {
-	if g.panicked {
-		panic(g.value)
-	}
-}

@@ -27,10 +27,10 @@ func panicOf(fn func()) (p any) {
 // on, out of the call (sync) or out of the attempt's completion (async).
 func TestPanickingJudgeCountsAFailure(t *testing.T) {
 	cases := []struct {
-		name  string
-		cfg   func(*retry.Config)
-		v     string
-		err   error
+		name string
+		cfg  func(*retry.Config)
+		v    string
+		err  error
 	}{
 		{"RetryIf", func(c *retry.Config) { c.RetryIf = func(error) bool { panic("RetryIf") } }, "", errAttempt},
 		{"AbortIf", func(c *retry.Config) { c.AbortIf = func(error) bool { panic("AbortIf") } }, "", errAttempt},
