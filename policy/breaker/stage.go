@@ -76,11 +76,7 @@ func (s *stage[T]) Run(ctx context.Context, next policy.Next[T]) (T, policy.Stam
 		}
 	}
 	ended := false
-	defer func() {
-		if !ended { // fn panicked: record a failure, let the panic go on
-			b.finish(p, failure, b.clock.Nanotime())
-		}
-	}()
+	defer b.failOnPanic(&ended, p) // fn or a predicate panicked: a failure, and the panic goes on
 	v, end, err := next.WithStart(start.At()).Run(ctx)
 	if !end.OK() {
 		end = policy.Stamp(b.clock.Nanotime())
@@ -116,11 +112,7 @@ func (s *stage[T]) RunAsync(ctx context.Context, next policy.AsyncNext[T]) *futu
 		return next.Call(ctx)
 	}
 	ended := false
-	defer func() {
-		if !ended {
-			b.finish(p, failure, b.clock.Nanotime())
-		}
-	}()
+	defer b.failOnPanic(&ended, p)
 	inner := next.Call(ctx)
 	ended = true
 	var o outcome
