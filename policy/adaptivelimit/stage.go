@@ -15,8 +15,8 @@ import (
 // under MaxWait), runs the rest of the chain, and gives the slot back with
 // the outcome: a nil error is a sample; an error in DropOn or accepted by
 // DropIf is a sample marked as a drop; the caller's own cancellation and any
-// other error free the slot with no sample; a panic frees the slot and goes
-// on. The latency runs from the start reading (the outer stage's, passed in
+// other error free the slot with no sample; a panic (of the call, or of
+// DropIf) frees the slot with no sample and goes on. The latency runs from the start reading (the outer stage's, passed in
 // next.Start, or one taken when admitted) to the end reading (the inner
 // stage's, or one taken here), and the end reading is returned upward. The
 // admitted and rejected paths allocate nothing and take no lock.
@@ -27,7 +27,10 @@ import (
 // completes; the latency runs to that completion. The returned future
 // completes after the sample (and any recompute) is recorded. Cancelling it
 // cancels the inner future; a cancelled inner future frees the slot with no
-// sample.
+// sample. The completion goes through [policy.Forward]: DropIf, then the
+// slot's release (with the LimitChanged event last), then the returned
+// future's completion, each guarded; a panic in DropIf frees the slot with
+// no sample, and the first panic goes on once the future is complete.
 //
 // With a disabled limit both pass the call through untouched.
 func Stage[T any](l *Limiter) policy.Link[T] { return stage[T]{l} }

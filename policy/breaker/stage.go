@@ -19,15 +19,20 @@ import (
 // reading an inner stage returned, else one reading, and is returned
 // upward. So with an adaptive limit inside, the two stages read the clock
 // twice in all. The end minus the start is the call's latency, compared
-// with SlowCallDuration. A panic is recorded as a failure and goes on. A
-// disabled breaker passes the call through and reads nothing.
+// with SlowCallDuration. A panic, of the call or of RecordIf or IgnoreIf
+// judging it, is recorded as a failure (a half-open trial permit is never
+// left taken) and goes on. A disabled breaker passes the call through and
+// reads nothing.
 //
 // RunAsync admits the call the same way, returning an already-failed
 // future (shared, allocated once per stage) on refusal; it records the
 // outcome when the inner future completes, with the latency to that
 // completion, before completing the future it returned. A cancelled inner
 // future (future.ErrCancelled) is ignored, and cancelling the returned
-// future cancels the inner one.
+// future cancels the inner one. The completion goes through
+// [policy.Forward]: RecordIf and IgnoreIf (a panic there records a
+// failure), then the recording (state changes published last), then the
+// returned future's completion; the first panic goes on after.
 func Stage[T any](b *Breaker) policy.Link[T] {
 	return &stage[T]{
 		b:      b,

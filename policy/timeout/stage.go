@@ -24,7 +24,9 @@ import (
 // ctx. If the deadline fires before the inner future completes, the
 // returned future fails with the [*CallTimeoutError] at once, while the
 // inner future keeps whatever its stages hold until it completes.
-// Cancelling the returned future cancels the inner one.
+// Cancelling the returned future cancels the inner one. The inner
+// completion goes through [policy.ForwardTo]; a listener of the Timeout
+// event that panics still lets the returned future fail with the timeout.
 func Stage[T any](t *Timeout) policy.Link[T] { return newStage[T](t) }
 
 type stage[T any] struct {
