@@ -103,8 +103,10 @@ func Call[T any](fn func(ctx context.Context, err error) (T, error)) func(*Confi
 // goroutine that completes the inner future, before the returned future
 // completes, so it should be quick or hand its work off. Cancelling the
 // returned future cancels the inner one (whose ErrCancelled is never
-// handled). If Func panics there, the returned future fails with the
-// error being handled and the panic goes on.
+// handled). If HandleIf or Func panics there, the returned future fails
+// with the error being handled and the panic goes on, once the future is
+// complete (see [policy.Forward]). A Func that panics counts in
+// FuncFailures, in both paths.
 func Stage[T any](f *Fallback) (policy.Link[T], error) {
 	s := &stage[T]{f: f, fn: f.cfg.Func}
 	if f.cfg.Value != nil {
