@@ -22,7 +22,8 @@ type subscriber struct{ fn func(Event) }
 // subscription (the same fn subscribed twice is called twice). fn runs on
 // the publishing goroutine; it must be quick and must not block (see
 // [NewBuffered]). fn may subscribe or stop: no lock is held while it runs.
-// A panic in fn propagates to the publishing call. Subscribe and stop
+// A panic in fn does not stop the delivery: the other subscribers get the
+// event, then the first panic goes on out of the publishing call. Subscribe and stop
 // allocate (the list of subscribers is copied on write), Publish does not.
 // Subscribe needs a non-nil Bus.
 func (b *Bus) Subscribe(fn func(Event)) (stop func()) {
@@ -71,7 +72,8 @@ func (b *Bus) Active() bool {
 // have. A subscriber added during the delivery gets the next event; one
 // stopped during it may still get this one. Publishing to a nil Bus or one
 // without subscribers does nothing. Build e only after Active returned
-// true. Publish allocates nothing.
+// true. Publish allocates nothing. If a subscriber panics, the ones after
+// it still get e, and the first panic goes on once they all have.
 func (b *Bus) Publish(e Event) {
 	if b == nil {
 		return
@@ -80,7 +82,26 @@ func (b *Bus) Publish(e Event) {
 	if subs == nil {
 		return
 	}
+	var first any
+	panicked := false
 	for _, s := range *subs {
-		s.fn(e)
+		if p, ok := deliver(s.fn, e); !ok && !panicked {
+			first, panicked = p, true
+		}
 	}
+	if panicked {
+		panic(first)
+	}
+}
+
+// deliver calls fn(e) and reports whether it returned; if it panicked,
+// deliver returns the panic's value. A runtime.Goexit in fn goes on.
+func deliver(fn func(Event), e Event) (p any, ok bool) {
+	defer func() {
+		if !ok {
+			p = recover()
+		}
+	}()
+	fn(e)
+	return nil, true
 }

@@ -240,3 +240,19 @@ func TestListenerSwitchesOnType(t *testing.T) {
 	require.Equal(t, []int{21}, limits)
 	assert.Equal(t, 1, rejected)
 }
+
+func TestPublishPanicLetsEverySubscriberRun(t *testing.T) {
+	var b events.Bus
+	var got []int
+	defer b.Subscribe(func(events.Event) { got = append(got, 1); panic("first") })()
+	defer b.Subscribe(func(events.Event) { got = append(got, 2) })()
+	defer b.Subscribe(func(events.Event) { got = append(got, 3); panic("second") })()
+	defer b.Subscribe(func(events.Event) { got = append(got, 4) })()
+	var p any
+	func() {
+		defer func() { p = recover() }()
+		b.Publish(ev("x"))
+	}()
+	assert.Equal(t, []int{1, 2, 3, 4}, got, "every subscriber got the event")
+	assert.Equal(t, "first", p, "the first panic goes on")
+}

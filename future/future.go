@@ -61,7 +61,9 @@ func Failed[T any](err error) *Future[T] {
 func (p *Promise[T]) Future() *Future[T] { return p.f }
 
 // Complete completes the future with v: it runs the OnComplete functions
-// on the calling goroutine, then closes Done. It reports whether this call
+// on the calling goroutine, then closes Done. If one of them panics, the
+// others still run, Done is closed and the first panic goes on out of
+// Complete (see [Future.OnComplete]). It reports whether this call
 // completed the future: a second completion (or one after Cancel) is a
 // no-op and returns false.
 func (p *Promise[T]) Complete(v T) bool { return p.f.complete(v, nil, false) }
@@ -112,15 +114,74 @@ func (f *Future[T]) complete(v T, err error, cancel bool) bool {
 	f.callbacks, f.onCancel = nil, nil
 	f.mu.Unlock()
 	defer close(f.done) // even if a function panics, waiters are released
-	if cancel {
-		for _, h := range hooks {
-			h()
-		}
+	if !cancel {
+		hooks = nil
 	}
-	for _, cb := range cbs {
-		cb(v, err)
+	if len(hooks) == 0 && len(cbs) == 0 {
+		return true
 	}
+	r := runner[T]{hooks: hooks, cbs: cbs, v: v, err: err}
+	r.runAll()
 	return true
+}
+
+// runner runs the functions of a completion, OnCancel functions first, so
+// that a panic in one does not stop the others: every function runs, then
+// the first panic goes on, on the completing goroutine. A function that
+// calls runtime.Goexit (which nothing can stop) has the ones after it run
+// in its deferred call, and then the goroutine exits (or, if an earlier
+// function panicked, that panic goes on instead).
+type runner[T any] struct {
+	hooks    []func()
+	cbs      []func(T, error)
+	v        T
+	err      error
+	next     int // the index of the next function, hooks then callbacks
+	panicked bool
+	value    any // the first panic's value
+}
+
+func (r *runner[T]) runAll() {
+	r.runFrom()
+	if r.panicked {
+		panic(r.value)
+	}
+}
+
+// runFrom runs the functions from r.next on.
+func (r *runner[T]) runFrom() {
+	for r.next < len(r.hooks)+len(r.cbs) {
+		i := r.next
+		r.next++
+		r.one(i)
+	}
+}
+
+// one runs function number i, keeping its panic.
+func (r *runner[T]) one(i int) {
+	ok := false
+	defer func() {
+		if ok {
+			return
+		}
+		p := recover()
+		if p == nil { // runtime.Goexit: run the rest now, it cannot be stopped
+			r.runFrom()
+			if r.panicked {
+				panic(r.value)
+			}
+			return
+		}
+		if !r.panicked {
+			r.panicked, r.value = true, p
+		}
+	}()
+	if i < len(r.hooks) {
+		r.hooks[i]()
+	} else {
+		r.cbs[i-len(r.hooks)](r.v, r.err)
+	}
+	ok = true
 }
 
 // Get waits until the future completes and returns its value and error, or
@@ -153,7 +214,9 @@ func (f *Future[T]) Done() <-chan struct{} { return f.done }
 // then the OnComplete functions, and closes Done, all on the calling
 // goroutine before it returns. It reports whether it took effect: true
 // once, false if the future was already complete (or cancelled). A later
-// Complete or Fail is a no-op.
+// Complete or Fail is a no-op. A panic in one of those functions lets every
+// other one run; the first panic then goes on out of Cancel, with Done
+// closed.
 func (f *Future[T]) Cancel() bool {
 	var zero T
 	return f.complete(zero, ErrCancelled, true)
@@ -165,6 +228,13 @@ func (f *Future[T]) Cancel() bool {
 // to whoever returns from Get. If the future is already complete, fn runs at
 // once on the calling goroutine. fn must be quick and must not block: it
 // delays the completing goroutine and every waiter.
+//
+// A panic in fn does not stop the others: every function registered runs,
+// then the first panic is raised again in the goroutine that completed the
+// future, out of its Complete, Fail or Cancel call, with Done already
+// closed (so waiters are released and Get returns the outcome). A function
+// registered after completion runs at once, and its panic goes on at once,
+// out of OnComplete.
 func (f *Future[T]) OnComplete(fn func(v T, err error)) {
 	f.mu.Lock()
 	if !f.completed {

@@ -166,6 +166,7 @@ var propertiesSeeds = []string{
 	"a=b\\", "\\", "\\\n#x\nk=v", `a\=b\:c\ d=\t\n\r\f\\\x`, `a=\u0041\uD83D\uDE00`, `a=\u004`,
 	`a=\uD83D`, `a=\uDE00x`, "a=\\u00\\\n  41", "\ufeffk=v", "k=1\rk=2\r\nk=3\n", "clé=välue 😀",
 	"a=\xff", "a==b", "=b", ":", "a \t: b", "key\\\n  =v", "a=b\\\n\nc=d",
+	"\ufeff\ufeff", "\ufeff\ufeff=\ufeff", "k=\ufeff", "\\uFEFFk=v",
 }
 
 // FuzzParseProperties checks that ParseProperties never panics, reports
@@ -227,7 +228,9 @@ func FuzzParseProperties(f *testing.F) {
 }
 
 // escapeProperty escapes s as Java's Properties.store does, writing
-// characters above U+FFFF as surrogate-pair escapes and others as UTF-8.
+// characters above U+FFFF as surrogate-pair escapes, U+FEFF as \uFEFF (raw
+// at the start of the file it would read back as a byte order mark, which
+// the parser skips) and others as UTF-8.
 func escapeProperty(s string, key bool) string {
 	var b strings.Builder
 	for i, r := range s {
@@ -249,6 +252,8 @@ func escapeProperty(s string, key bool) string {
 		case '\\', '=', ':', '#', '!':
 			b.WriteByte('\\')
 			b.WriteRune(r)
+		case '\uFEFF':
+			b.WriteString(`\uFEFF`)
 		default:
 			if r > 0xFFFF {
 				hi, lo := utf16.EncodeRune(r)

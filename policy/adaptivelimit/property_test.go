@@ -10,6 +10,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/resilience4cata/r4c/clocktest"
+	"github.com/resilience4cata/r4c/events"
 	"github.com/resilience4cata/r4c/policy"
 	"github.com/resilience4cata/r4c/policy/adaptivelimit"
 )
@@ -17,7 +18,11 @@ import (
 // limitMachine drives a limiter with random interleavings of acquisitions,
 // synchronous calls through the stage (succeeding, dropping, failing,
 // cancelled, panicking), asynchronous calls completed or cancelled in any
-// order, and clock advances, checking the invariants after every step.
+// order, and clock advances, checking the invariants after every step. In
+// every step the user's code may panic wherever it runs: DropIf, a listener
+// of the limiter's events, and (async) the user's OnComplete on the work's
+// future and on the stage's future; the slots and the drops are still
+// accounted for, and every future completes.
 type limitMachine struct {
 	clk *clocktest.ManualClock
 	l   *adaptivelimit.Limiter
@@ -32,6 +37,48 @@ type limitMachine struct {
 	drops, rejections int64
 	excess            int // in flight allowed above the limit after it was lowered
 	lastLimit         int
+
+	// The user's code that panics during the current step: DropIf, a
+	// listener of the limiter's events, the user's OnComplete on the work's
+	// future (registered before the stage's own) and on the stage's future.
+	panicDropIf, panicListener, panicWork, panicOuter bool
+}
+
+// The values the user's code panics with.
+const (
+	pDropIf   = "DropIf"
+	pListener = "listener"
+	pWork     = "work callback"
+	pOuter    = "outer callback"
+)
+
+// drawPanics draws which of the user's code panics in this step.
+func (m *limitMachine) drawPanics(t *rapid.T, async bool) {
+	m.panicDropIf = rapid.Bool().Draw(t, "panicDropIf")
+	m.panicListener = rapid.Bool().Draw(t, "panicListener")
+	m.panicWork = async && rapid.Bool().Draw(t, "panicWork")
+	m.panicOuter = async && rapid.Bool().Draw(t, "panicOuter")
+}
+
+func (m *limitMachine) quiet() {
+	m.panicDropIf, m.panicListener, m.panicWork, m.panicOuter = false, false, false, false
+}
+
+// userPanic runs fn and returns the user-code panic it raised ("" if
+// none); any other panic goes on.
+func userPanic(fn func()) (p string) {
+	defer func() {
+		if r := recover(); r != nil {
+			switch r {
+			case pDropIf, pListener, pWork, pOuter, "boom":
+				p = r.(string)
+			default:
+				panic(r)
+			}
+		}
+	}()
+	fn()
+	return ""
 }
 
 var errPlain = errors.New("plain failure")
@@ -52,12 +99,26 @@ func newLimitMachine(t *rapid.T) *limitMachine {
 		LowPriorityShare: rapid.SampledFrom([]float64{0.5, 0.8, 1}).Draw(t, "lowPriorityShare"),
 		LatencyCeiling:   rapid.SampledFrom([]time.Duration{0, 700 * time.Millisecond}).Draw(t, "latencyCeiling"),
 	}
+	m := &limitMachine{lastLimit: cfg.InitialLimit}
+	cfg.DropIf = func(error) bool {
+		if m.panicDropIf {
+			panic(pDropIf)
+		}
+		return false
+	}
+	bus := &events.Bus{}
+	bus.Subscribe(func(events.Event) {
+		if m.panicListener {
+			panic(pListener)
+		}
+	})
 	clk := clocktest.NewManualClock()
-	l, err := adaptivelimit.New(cfg, policy.Env{Clock: clk, Instance: "prop"})
+	l, err := adaptivelimit.New(cfg, policy.Env{Clock: clk, Events: bus, Instance: "prop"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &limitMachine{clk: clk, l: l, h: l.Handle(), cfg: l.Handle().Config(), lastLimit: cfg.InitialLimit}
+	m.clk, m.l, m.h, m.cfg = clk, l, l.Handle(), l.Handle().Config()
+	return m
 }
 
 func (m *limitMachine) held() int { return len(m.permits) + len(m.promises) }
@@ -125,7 +186,11 @@ func (m *limitMachine) Release(t *rapid.T) {
 	if o == adaptivelimit.OutcomeDrop {
 		m.drops++
 	}
-	m.l.Release(m.permits[i], o)
+	m.panicListener = rapid.Bool().Draw(t, "panicListener")
+	defer m.quiet()
+	if p := userPanic(func() { m.l.Release(m.permits[i], o) }); p != "" && p != pListener {
+		t.Fatalf("Release panicked with %q", p)
+	}
 	m.permits = append(m.permits[:i], m.permits[i+1:]...)
 }
 
@@ -155,28 +220,43 @@ func (m *limitMachine) Call(t *rapid.T) {
 		return "ok", nil
 	}
 	links := []policy.Link[string]{adaptivelimit.Stage[string](m.l)}
+	m.drawPanics(t, false)
+	defer m.quiet()
 	var err error
-	panicked := func() (p bool) {
-		defer func() {
-			if r := recover(); r != nil {
-				if r != "boom" {
-					panic(r)
-				}
-				p = true
-			}
-		}()
-		_, err = policy.NewChain(links...).Next(fn, nil).Call(ctx)
-		return false
-	}()
+	panicked := userPanic(func() { _, err = policy.NewChain(links...).Next(fn, nil).Call(ctx) })
 	if !called {
+		if panicked == pListener {
+			m.noSlot(t, p) // the rejection was counted before the event
+			return
+		}
+		if panicked != "" {
+			t.Fatalf("a refused call panicked with %q", panicked)
+		}
 		m.refused(t, err, p)
 		return
 	}
 	if kind == "drop" {
 		m.drops++
 	}
-	if panicked != (kind == "panic") {
-		t.Fatalf("panic went missing or appeared: kind %s", kind)
+	switch panicked {
+	case "":
+		if kind == "panic" || kind == "failure" && m.panicDropIf {
+			t.Fatalf("a %s call did not panic", kind)
+		}
+	case "boom":
+		if kind != "panic" {
+			t.Fatalf("the work's panic appeared in a %s call", kind)
+		}
+	case pDropIf:
+		if kind != "failure" {
+			t.Fatalf("DropIf ran for a %s call", kind)
+		}
+	case pListener:
+		if kind != "success" && kind != "drop" {
+			t.Fatalf("a %s call published an event", kind)
+		}
+	default:
+		t.Fatalf("a %s call panicked with %q", kind, panicked)
 	}
 	if kind != "success" && kind != "drop" && m.h.Snapshot().Windows != before {
 		t.Fatalf("a %s call ended a window", kind)
@@ -187,13 +267,39 @@ func (m *limitMachine) StartAsync(t *rapid.T) {
 	ctx, p := m.priority(t)
 	pr := newPromise()
 	started := false
-	fut := policy.NewChain(adaptivelimit.Stage[string](m.l)).AsyncNext(
-		func(context.Context) *futureString { started = true; return pr.Future() }).Call(ctx)
+	m.panicListener = rapid.Bool().Draw(t, "panicListener")
+	defer m.quiet()
+	var fut *futureString
+	panicked := userPanic(func() {
+		fut = policy.NewChain(adaptivelimit.Stage[string](m.l)).AsyncNext(
+			func(context.Context) *futureString {
+				started = true
+				// The user's callback comes before the stage's own.
+				pr.Future().OnComplete(func(string, error) {
+					if m.panicWork {
+						panic(pWork)
+					}
+				})
+				return pr.Future()
+			}).Call(ctx)
+	})
 	if !started {
+		if panicked == pListener {
+			m.noSlot(t, p)
+			return
+		}
 		_, err := fut.Get(context.Background())
 		m.refused(t, err, p)
 		return
 	}
+	if panicked != "" {
+		t.Fatalf("an admitted async call panicked with %q", panicked)
+	}
+	fut.OnComplete(func(string, error) {
+		if m.panicOuter {
+			panic(pOuter)
+		}
+	})
 	m.promises = append(m.promises, pr)
 	m.futures = append(m.futures, fut)
 	m.admitted(t)
@@ -205,18 +311,31 @@ func (m *limitMachine) CompleteAsync(t *rapid.T) {
 	}
 	i := rapid.IntRange(0, len(m.promises)-1).Draw(t, "future")
 	pr, fut := m.promises[i], m.futures[i]
-	switch rapid.SampledFrom([]string{"complete", "drop", "failure", "cancel outer", "cancel inner"}).Draw(t, "how") {
-	case "complete":
-		pr.Complete("v")
-	case "drop":
-		m.drops++
-		pr.Fail(policy.ErrBulkheadFull)
-	case "failure":
-		pr.Fail(errPlain)
-	case "cancel outer":
-		fut.Cancel()
-	case "cancel inner":
-		pr.Future().Cancel()
+	how := rapid.SampledFrom([]string{"complete", "drop", "failure", "cancel outer", "cancel inner"}).Draw(t, "how")
+	m.drawPanics(t, true)
+	defer m.quiet()
+	panicked := userPanic(func() {
+		switch how {
+		case "complete":
+			pr.Complete("v")
+		case "drop":
+			pr.Fail(policy.ErrBulkheadFull)
+		case "failure":
+			pr.Fail(errPlain)
+		case "cancel outer":
+			fut.Cancel()
+		case "cancel inner":
+			pr.Future().Cancel()
+		}
+	})
+	if how == "drop" {
+		m.drops++ // recorded whatever panicked: the bookkeeping comes first
+	}
+	if panicked != "" && !(m.panicWork || m.panicOuter || m.panicListener || m.panicDropIf && how == "failure") {
+		t.Fatalf("%s: panicked with %q, and nothing was to panic", how, panicked)
+	}
+	if panicked == "" && (m.panicWork || m.panicOuter || m.panicDropIf && how == "failure") {
+		t.Fatalf("%s: the user's panic went missing", how)
 	}
 	select {
 	case <-fut.Done():

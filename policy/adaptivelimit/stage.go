@@ -15,8 +15,8 @@ import (
 // under MaxWait), runs the rest of the chain, and gives the slot back with
 // the outcome: a nil error is a sample; an error in DropOn or accepted by
 // DropIf is a sample marked as a drop; the caller's own cancellation and any
-// other error free the slot with no sample; a panic frees the slot and goes
-// on. The latency runs from the start reading (the outer stage's, passed in
+// other error free the slot with no sample; a panic (of the call, or of
+// DropIf) frees the slot with no sample and goes on. The latency runs from the start reading (the outer stage's, passed in
 // next.Start, or one taken when admitted) to the end reading (the inner
 // stage's, or one taken here), and the end reading is returned upward. The
 // admitted and rejected paths allocate nothing and take no lock.
@@ -27,7 +27,10 @@ import (
 // completes; the latency runs to that completion. The returned future
 // completes after the sample (and any recompute) is recorded. Cancelling it
 // cancels the inner future; a cancelled inner future frees the slot with no
-// sample.
+// sample. The completion goes through [policy.Forward]: DropIf, then the
+// slot's release (with the LimitChanged event last), then the returned
+// future's completion, each guarded; a panic in DropIf frees the slot with
+// no sample, and the first panic goes on once the future is complete.
 //
 // With a disabled limit both pass the call through untouched.
 func Stage[T any](l *Limiter) policy.Link[T] { return stage[T]{l} }
@@ -97,28 +100,25 @@ func (s stage[T]) RunAsync(ctx context.Context, next policy.AsyncNext[T]) *futur
 	}
 	p := Permit{start: l.clock.Nanotime(), slot: n, kind: permitHeld}
 	inner := callAsync(ctx, l, p, next)
-	pr := future.NewPromise[T]()
-	pr.OnCancel(func() { inner.Cancel() })
-	inner.OnComplete(func(v T, err error) {
-		o := OutcomeSuccess
-		if err != nil {
-			o = OutcomeIgnore
-			if !errors.Is(err, future.ErrCancelled) {
-				o = l.classifyErr(ctx, err)
+	o := OutcomeIgnore
+	return policy.Forward(inner,
+		func(c *policy.Outcome[T]) { // the user's DropIf
+			if c.Err == nil {
+				o = OutcomeSuccess
+			} else if !errors.Is(c.Err, future.ErrCancelled) {
+				o = l.classifyErr(ctx, c.Err)
 			}
-		}
-		var end int64
-		if o != OutcomeIgnore {
-			end = l.clock.Nanotime()
-		}
-		l.release(p, o, end)
-		if err != nil {
-			pr.Fail(err)
-		} else {
-			pr.Complete(v)
-		}
-	})
-	return pr.Future()
+		},
+		func(c *policy.Outcome[T]) { // free the slot, record the sample (listeners last)
+			if c.Panicked {
+				o = OutcomeIgnore // DropIf panicked: free the slot, no sample
+			}
+			var end int64
+			if o != OutcomeIgnore {
+				end = l.clock.Nanotime()
+			}
+			l.release(p, o, end)
+		})
 }
 
 // releaseOnPanic frees the slot of *p if it still holds one: deferred by a

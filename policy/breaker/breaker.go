@@ -323,12 +323,46 @@ func (b *Breaker) Allow() (Permit, error) {
 // cancellation (ctx is done and err is its error) and the errors of
 // IgnoreOn/IgnoreIf are ignored; other errors are failures, or successes
 // when RecordOn/RecordIf are set and do not match them. Record allocates
-// nothing; a zero Permit records nothing.
+// nothing; a zero Permit records nothing. If RecordIf or IgnoreIf panics,
+// the call is recorded as a failure (a half-open trial permit is never
+// left taken) and the panic goes on.
 func (b *Breaker) Record(ctx context.Context, p Permit, err error) {
 	if p.e == nil {
 		return
 	}
-	b.finish(p, b.classify(ctx, err), b.clock.Nanotime())
+	end := b.clock.Nanotime()
+	if err == nil {
+		b.finish(p, success, end)
+		return
+	}
+	judged := false
+	defer b.failOnPanic(&judged, p)
+	o := b.classify(ctx, err)
+	judged = true
+	b.finish(p, o, end)
+}
+
+// failOnPanic is deferred by a call that holds p until *done is set: if the
+// call (or a predicate judging it) panicked before, it records a failure
+// and lets the panic go on. A listener that panics while the failure is
+// recorded does not replace the first panic: the first one goes on.
+func (b *Breaker) failOnPanic(done *bool, p Permit) {
+	if *done {
+		return
+	}
+	r := recover() // nil for runtime.Goexit, which goes on by itself
+	func() {
+		defer func() {
+			if r == nil {
+				return // let a listener's panic out: there is no first one
+			}
+			_ = recover()
+		}()
+		b.finish(p, failure, b.clock.Nanotime())
+	}()
+	if r != nil {
+		panic(r)
+	}
 }
 
 // Do makes one call through the breaker: it returns the breaker's
@@ -350,17 +384,13 @@ func (b *Breaker) Do(ctx context.Context, fn func(context.Context) error) error 
 		return fn(ctx)
 	}
 	ended := false
-	defer func() {
-		if !ended {
-			b.finish(p, failure, b.clock.Nanotime())
-		}
-	}()
+	defer b.failOnPanic(&ended, p)
 	err := fn(ctx)
-	ended = true
 	o := success
 	if err != nil {
-		o = b.classify(ctx, err)
+		o = b.classify(ctx, err) // a panic in RecordIf or IgnoreIf is a failure
 	}
+	ended = true
 	b.finish(p, o, b.clock.Nanotime())
 	return err
 }

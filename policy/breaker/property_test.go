@@ -133,9 +133,10 @@ func (m *model) closedFigures() (calls, fails, slow int) {
 }
 
 type heldPermit struct {
-	p     breaker.Permit
-	epoch int
-	start time.Duration
+	p        breaker.Permit
+	epoch    int
+	start    time.Duration
+	disabled bool // admitted while disabled: nothing is recorded, no predicate asked
 }
 
 // TestStateMachineProperties drives a breaker and the model with the same
@@ -155,6 +156,27 @@ func TestStateMachineProperties(t *testing.T) {
 			HalfOpenCalls:         rapid.IntRange(1, 5).Draw(t, "halfOpenCalls"),
 			IgnoreOn:              []error{errIgnore},
 		}
+		// The user's code may panic where it runs: RecordIf and IgnoreIf
+		// (asked for errBoom only: errIgnore matches IgnoreOn first), and
+		// a listener of the state changes. A failure stays a failure.
+		var panicRecordIf, panicIgnoreIf, panicListener bool
+		cfg.RecordIf = func(error) bool {
+			if panicRecordIf {
+				panic("RecordIf")
+			}
+			return true
+		}
+		cfg.IgnoreIf = func(error) bool {
+			if panicIgnoreIf {
+				panic("IgnoreIf")
+			}
+			return false
+		}
+		userPanic := func(fn func()) (p any) {
+			defer func() { p = recover() }()
+			fn()
+			return nil
+		}
 		if rapid.Bool().Draw(t, "maxHalfOpenWait") {
 			cfg.MaxHalfOpenWait = 2 * time.Second
 		}
@@ -167,6 +189,11 @@ func TestStateMachineProperties(t *testing.T) {
 			}
 		})
 		defer stop()
+		defer bus.Subscribe(func(events.Event) {
+			if panicListener {
+				panic("listener")
+			}
+		})()
 		b, err := breaker.New(cfg, policy.Env{Clock: clk, Events: bus})
 		if err != nil {
 			t.Fatal(err)
@@ -185,7 +212,7 @@ func TestStateMachineProperties(t *testing.T) {
 					t.Fatalf("op %d: Allow error %v, model admits %v (state %v)", i, err, e >= 0, m.state)
 				}
 				if err == nil {
-					held = append(held, heldPermit{p, e, now()})
+					held = append(held, heldPermit{p, e, now(), m.state == breaker.StateDisabled})
 				} else if !errors.Is(err, breaker.ErrOpen) || !errors.Is(err, policy.ErrRejected) {
 					t.Fatalf("op %d: refusal %v", i, err)
 				}
@@ -201,25 +228,58 @@ func TestStateMachineProperties(t *testing.T) {
 				case 2:
 					rerr = errIgnore
 				}
-				b.Record(context.Background(), hp.p, rerr)
+				panicRecordIf = rapid.Bool().Draw(t, "panicRecordIf")
+				panicIgnoreIf = rapid.Bool().Draw(t, "panicIgnoreIf")
+				panicListener = rapid.Bool().Draw(t, "panicListener")
+				changes := len(m.changes)
+				p := userPanic(func() { b.Record(context.Background(), hp.p, rerr) })
 				m.record(hp.epoch, o, rerr == errIgnore, now())
+				switch {
+				case hp.disabled:
+					if p != nil {
+						t.Fatalf("op %d: Record of a disabled permit panicked with %v", i, p)
+					}
+				case rerr == errBoom && panicIgnoreIf:
+					if p != "IgnoreIf" {
+						t.Fatalf("op %d: IgnoreIf's panic: %v", i, p)
+					}
+				case rerr == errBoom && panicRecordIf:
+					if p != "RecordIf" {
+						t.Fatalf("op %d: RecordIf's panic: %v", i, p)
+					}
+				case panicListener && len(m.changes) > changes:
+					if p != "listener" {
+						t.Fatalf("op %d: the listener's panic: %v", i, p)
+					}
+				case p != nil:
+					t.Fatalf("op %d: Record panicked with %v", i, p)
+				}
+				panicRecordIf, panicIgnoreIf, panicListener = false, false, false
 			case op <= 8: // time passes
 				clk.Advance(time.Duration(rapid.IntRange(0, 1500).Draw(t, "ms")) * time.Millisecond)
 			default: // a manual transition
 				to := breaker.State(rapid.IntRange(0, 4).Draw(t, "to"))
-				switch to {
-				case breaker.StateClosed:
-					h.TransitionToClosed()
-				case breaker.StateOpen:
-					h.TransitionToOpen()
-				case breaker.StateHalfOpen:
-					h.TransitionToHalfOpen()
-				case breaker.StateDisabled:
-					h.TransitionToDisabled()
-				case breaker.StateForcedOpen:
-					h.TransitionToForcedOpen()
-				}
+				panicListener = rapid.Bool().Draw(t, "panicListener")
+				changes := len(m.changes)
+				p := userPanic(func() {
+					switch to {
+					case breaker.StateClosed:
+						h.TransitionToClosed()
+					case breaker.StateOpen:
+						h.TransitionToOpen()
+					case breaker.StateHalfOpen:
+						h.TransitionToHalfOpen()
+					case breaker.StateDisabled:
+						h.TransitionToDisabled()
+					case breaker.StateForcedOpen:
+						h.TransitionToForcedOpen()
+					}
+				})
 				m.enter(to, now())
+				if want := panicListener && len(m.changes) > changes; (p == "listener") != want || p != nil && p != "listener" {
+					t.Fatalf("op %d: a transition to %v panicked with %v (listener panics: %v)", i, to, p, panicListener)
+				}
+				panicListener = false
 			}
 
 			s := h.Snapshot()

@@ -19,15 +19,20 @@ import (
 // reading an inner stage returned, else one reading, and is returned
 // upward. So with an adaptive limit inside, the two stages read the clock
 // twice in all. The end minus the start is the call's latency, compared
-// with SlowCallDuration. A panic is recorded as a failure and goes on. A
-// disabled breaker passes the call through and reads nothing.
+// with SlowCallDuration. A panic, of the call or of RecordIf or IgnoreIf
+// judging it, is recorded as a failure (a half-open trial permit is never
+// left taken) and goes on. A disabled breaker passes the call through and
+// reads nothing.
 //
 // RunAsync admits the call the same way, returning an already-failed
 // future (shared, allocated once per stage) on refusal; it records the
 // outcome when the inner future completes, with the latency to that
 // completion, before completing the future it returned. A cancelled inner
 // future (future.ErrCancelled) is ignored, and cancelling the returned
-// future cancels the inner one.
+// future cancels the inner one. The completion goes through
+// [policy.Forward]: RecordIf and IgnoreIf (a panic there records a
+// failure), then the recording (state changes published last), then the
+// returned future's completion; the first panic goes on after.
 func Stage[T any](b *Breaker) policy.Link[T] {
 	return &stage[T]{
 		b:      b,
@@ -76,20 +81,16 @@ func (s *stage[T]) Run(ctx context.Context, next policy.Next[T]) (T, policy.Stam
 		}
 	}
 	ended := false
-	defer func() {
-		if !ended { // fn panicked: record a failure, let the panic go on
-			b.finish(p, failure, b.clock.Nanotime())
-		}
-	}()
+	defer b.failOnPanic(&ended, p) // fn or a predicate panicked: a failure, and the panic goes on
 	v, end, err := next.WithStart(start.At()).Run(ctx)
-	ended = true
 	if !end.OK() {
 		end = policy.Stamp(b.clock.Nanotime())
 	}
 	o := success
 	if err != nil {
-		o = b.classify(ctx, err)
+		o = b.classify(ctx, err) // a panic in RecordIf or IgnoreIf is a failure
 	}
+	ended = true
 	b.finish(p, o, end.At())
 	return v, end, err
 }
@@ -116,26 +117,21 @@ func (s *stage[T]) RunAsync(ctx context.Context, next policy.AsyncNext[T]) *futu
 		return next.Call(ctx)
 	}
 	ended := false
-	defer func() {
-		if !ended {
-			b.finish(p, failure, b.clock.Nanotime())
-		}
-	}()
+	defer b.failOnPanic(&ended, p)
 	inner := next.Call(ctx)
 	ended = true
-	pr := future.NewPromise[T]()
-	pr.OnCancel(func() { inner.Cancel() })
-	inner.OnComplete(func(v T, err error) {
-		o := ignored
-		if !errors.Is(err, future.ErrCancelled) {
-			o = b.classify(ctx, err)
-		}
-		b.finish(p, o, b.clock.Nanotime())
-		if err != nil {
-			pr.Fail(err)
-		} else {
-			pr.Complete(v)
-		}
-	})
-	return pr.Future()
+	var o outcome
+	return policy.Forward(inner,
+		func(c *policy.Outcome[T]) { // the user's RecordIf and IgnoreIf
+			o = ignored
+			if !errors.Is(c.Err, future.ErrCancelled) {
+				o = b.classify(ctx, c.Err)
+			}
+		},
+		func(c *policy.Outcome[T]) { // record the outcome, give a trial permit back
+			if c.Panicked {
+				o = failure
+			}
+			b.finish(p, o, b.clock.Nanotime())
+		})
 }

@@ -88,9 +88,10 @@ func (b *Bulkhead) TryAcquire() bool {
 //
 // If no slot is free at once and MaxWait is 0, or none came within MaxWait,
 // Acquire returns the bulkhead's [*BulkheadFullError]. If ctx is done while
-// it waits (or before it has to wait), it returns ctx.Err() unchanged and
-// holds nothing: the caller's cancellation is never reported as "full". A
-// free slot is taken at once without looking at ctx.
+// it waits (or before it has to wait, or at the moment it is handed a
+// slot), it returns ctx.Err() unchanged and holds nothing: the caller's
+// cancellation is never reported as "full", and no call starts with a
+// dead ctx. A free slot is taken at once without looking at ctx.
 //
 // Waiters are served first come, first served: a slot given back goes to
 // the longest waiter, and no new call takes a slot while calls wait.
@@ -215,20 +216,36 @@ func (b *Bulkhead) wait(ctx context.Context) error {
 
 	select {
 	case <-w.ready:
-		return nil
+		return b.check(ctx)
 	default:
 	}
 	timer := b.clock.NewTimer(b.maxWait)
+	if testHookWaiting != nil {
+		testHookWaiting()
+	}
 	select {
 	case <-w.ready:
 		timer.Stop()
-		return nil
+		return b.check(ctx)
 	case <-ctx.Done():
 		timer.Stop()
 		return b.giveUp(w, ctx.Err())
 	case <-timer.C():
 		return b.giveUp(w, nil)
 	}
+}
+
+// check runs when a waiter has been handed a slot. Its ctx may have been
+// done at the same moment, and select picks either at random: like
+// x/sync/semaphore, the waiter looks at its ctx again, and if it is done
+// gives the slot back (to the next waiter, or to the free pool) and returns
+// ctx.Err(), so that no call starts with a dead ctx.
+func (b *Bulkhead) check(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		b.release()
+		return err
+	}
+	return nil
 }
 
 // giveUp ends the wait of w, whose ctx is done (cerr is its error) or whose
@@ -305,6 +322,10 @@ func (b *Bulkhead) removeLocked(w *waiter) {
 // tryAcquire and queueing: a test releases a slot there to force the race
 // that release and handOffLocked resolve.
 var testHookBeforeQueue func()
+
+// testHookWaiting, when set by a test, runs in wait once the waiter is
+// queued and its timer started, just before it waits.
+var testHookWaiting func()
 
 // reject counts a rejection, publishes it and returns the preallocated
 // error.

@@ -20,6 +20,10 @@ import (
 // the calling goroutine if it must, and holds it until the inner future
 // completes or is cancelled. A rejection returns a failed future at once.
 // Cancelling the returned future cancels the inner one and frees the slot.
+// The slot is freed before the returned future completes, through
+// [policy.Forward], whatever the other functions on the inner future do: a
+// panicking OnComplete registered before the bulkhead's own neither keeps
+// the slot nor leaves the returned future pending.
 func Stage[T any](b *Bulkhead) policy.Link[T] { return stage[T]{b} }
 
 type stage[T any] struct{ b *Bulkhead }
@@ -66,16 +70,5 @@ func (s stage[T]) RunAsync(ctx context.Context, next policy.AsyncNext[T]) *futur
 	}()
 	inner := next.Call(ctx)
 	held = false
-
-	pr := future.NewPromise[T]()
-	pr.OnCancel(func() { inner.Cancel() })
-	inner.OnComplete(func(v T, err error) {
-		b.release()
-		if err != nil {
-			pr.Fail(err)
-		} else {
-			pr.Complete(v)
-		}
-	})
-	return pr.Future()
+	return policy.Forward(inner, func(*policy.Outcome[T]) { b.release() })
 }

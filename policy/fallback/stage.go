@@ -103,8 +103,10 @@ func Call[T any](fn func(ctx context.Context, err error) (T, error)) func(*Confi
 // goroutine that completes the inner future, before the returned future
 // completes, so it should be quick or hand its work off. Cancelling the
 // returned future cancels the inner one (whose ErrCancelled is never
-// handled). If Func panics there, the returned future fails with the
-// error being handled and the panic goes on.
+// handled). If HandleIf or Func panics there, the returned future fails
+// with the error being handled and the panic goes on, once the future is
+// complete (see [policy.Forward]). A Func that panics counts in
+// FuncFailures, in both paths.
 func Stage[T any](f *Fallback) (policy.Link[T], error) {
 	s := &stage[T]{f: f, fn: f.cfg.Func}
 	if f.cfg.Value != nil {
@@ -164,7 +166,14 @@ func (s *stage[T]) fall(ctx context.Context, err error) (T, error) {
 	if s.fn == nil {
 		return s.value, nil
 	}
+	returned := false
+	defer func() {
+		if !returned {
+			f.failed.Add(1) // Func panicked: the call failed all the same, and the panic goes on
+		}
+	}()
 	r, ferr := s.fn(ctx, err)
+	returned = true
 	var zero T
 	if ferr != nil {
 		f.failed.Add(1)
@@ -201,30 +210,11 @@ func (s *stage[T]) RunAsync(ctx context.Context, next policy.AsyncNext[T]) *futu
 		return future.Completed(v)
 	default:
 	}
-	pr := future.NewPromise[T]()
-	pr.OnCancel(func() { inner.Cancel() })
-	inner.OnComplete(func(v T, err error) {
-		if err == nil || !f.Handles(ctx, err) {
-			settle(pr, v, err)
-			return
+	// If HandleIf or Func panics, the returned future fails with the error
+	// being handled and the panic goes on.
+	return policy.Forward(inner, func(c *policy.Outcome[T]) {
+		if c.Err != nil && f.Handles(ctx, c.Err) {
+			c.V, c.Err = s.fall(ctx, c.Err)
 		}
-		settled := false
-		defer func() {
-			if !settled {
-				pr.Fail(err) // Func panicked: release the waiters, let the panic go on
-			}
-		}()
-		v, ferr := s.fall(ctx, err)
-		settled = true
-		settle(pr, v, ferr)
 	})
-	return pr.Future()
-}
-
-func settle[T any](pr *future.Promise[T], v T, err error) {
-	if err != nil {
-		pr.Fail(err)
-		return
-	}
-	pr.Complete(v)
 }

@@ -1,7 +1,6 @@
 package ratelimit
 
 import (
-	"math"
 	"time"
 
 	"github.com/resilience4cata/r4c/policy"
@@ -71,8 +70,11 @@ func (c Config) WithDefaults() Config {
 //   - limit below 1, burst below 1: [policy.ClassBound];
 //   - period not positive, maxWait negative: [policy.ClassDuration];
 //   - limit above period in nanoseconds (permits closer than 1ns apart), or
-//     a burst whose span, (burst-1) * period/limit, overflows a
-//     time.Duration: [policy.ClassCombination];
+//     a burst whose span, burst * period/limit, is above 2^62ns (about 146
+//     years):
+//     [policy.ClassCombination];
+//   - period/limit above 2^62ns (one permit in more than 146 years):
+//     [policy.ClassRange] on period;
 //   - a name given to [Config.SetZero] that is no key, or is enabled: a
 //     [*policy.ZeroError].
 func (c Config) Validate() error {
@@ -95,8 +97,20 @@ func (c Config) Validate() error {
 		return &policy.FieldError{Key: "limit", Value: policy.Int(c.Limit),
 			Rule: "must not exceed period in nanoseconds (" + policy.Int(int(c.Period)) + "): at most one permit per nanosecond", Class: policy.ClassCombination}
 	}
-	if interval := int64(c.Period) / int64(c.Limit); int64(c.Burst-1) > math.MaxInt64/interval {
-		return &policy.FieldError{Key: "burst", Value: policy.Int(c.Burst), Rule: "is too large for period/limit: (burst-1) * period/limit must fit in a time.Duration", Class: policy.ClassCombination}
+	interval := int64(c.Period) / int64(c.Limit)
+	if interval > maxSpan {
+		return &policy.FieldError{Key: "period", Value: policy.Dur(c.Period),
+			Rule: "is too long for limit " + policy.Int(c.Limit) + ": period/limit must be at most " + time.Duration(maxSpan).String() + " (2^62ns)", Class: policy.ClassRange}
+	}
+	if int64(c.Burst) > maxSpan/interval {
+		return &policy.FieldError{Key: "burst", Value: policy.Int(c.Burst),
+			Rule: "is too large for period/limit: burst * period/limit must be at most " + time.Duration(maxSpan).String() + " (2^62ns)", Class: policy.ClassCombination}
 	}
 	return nil
 }
+
+// maxSpan is the longest time, in nanoseconds, that the permits of a full
+// bucket may span (Burst * Period/Limit): 2^62ns, about 146 years. The
+// limiter keeps times as int64 clock readings; this bound leaves the clock
+// as much room again to run before a reading plus a span could overflow.
+const maxSpan = 1 << 62

@@ -2,6 +2,7 @@ package ratelimit
 
 import (
 	"context"
+	"math"
 	"strconv"
 	"sync/atomic"
 	"time"
@@ -99,7 +100,7 @@ func (l *Limiter) AllowAt(now int64) (ok bool, retryAfter time.Duration) {
 	if l.disabled {
 		return true, 0
 	}
-	d, ok := l.take(now, 0)
+	d, _, ok := l.take(now, 0)
 	if !ok {
 		l.reject()
 		return false, time.Duration(d)
@@ -113,9 +114,12 @@ func (l *Limiter) AllowAt(now int64) (ok bool, retryAfter time.Duration) {
 // If the permit would come later than MaxWait from now (with the default
 // MaxWait of 0: if none is free now), or later than ctx's deadline, Wait
 // returns the limiter's [*RateLimitedError] at once without waiting in
-// vain and takes nothing. If ctx is done while it waits, Wait gives the
-// permit back and returns ctx.Err() unchanged: the caller's cancellation is
-// never reported as "rate limited". A free permit is taken at once without
+// vain and takes nothing. If ctx is done while it waits, Wait returns
+// ctx.Err() unchanged (the caller's cancellation is never reported as
+// "rate limited") and gives its own permit back if it is still the last
+// one reserved; if a later call has reserved one since, whose time cannot
+// move, the permit is lost rather than handed out twice: the rate is never
+// exceeded. A free permit is taken at once without
 // looking at ctx. Wait allocates only when it has to wait (a timer).
 func (l *Limiter) Wait(ctx context.Context) error {
 	if l.disabled {
@@ -157,33 +161,49 @@ func (l *Limiter) RetryAfterAt(now int64) time.Duration {
 }
 
 // take takes the next permit if it comes within maxWait of now, and returns
-// how long after now it comes (0 if it is free at once). If it comes later,
-// take takes nothing and returns false with the wait it would have needed.
-func (l *Limiter) take(now, maxWait int64) (wait int64, ok bool) {
+// how long after now it comes (0 if it is free at once) and how it moved
+// tat (for giveBack). If it comes later, take takes nothing and returns
+// false with the wait it would have needed. The arithmetic saturates: a reservation that would end after the
+// largest reading ends there, and the limiter stays shut from then on,
+// rather than wrapping around and letting every call through.
+func (l *Limiter) take(now, maxWait int64) (wait int64, r reservation, ok bool) {
 	for {
 		tat := l.tat.Load()
 		t := max(tat, now)
 		wait = t - now - l.tolerance
 		if wait > maxWait {
-			return wait, false
+			return wait, reservation{}, false
 		}
-		if l.tat.CompareAndSwap(tat, t+l.interval) {
-			return max(wait, 0), true
+		end := t + l.interval
+		if end < t { // overflow
+			end = math.MaxInt64
+		}
+		if l.tat.CompareAndSwap(tat, end) {
+			return max(wait, 0), reservation{from: t, to: end}, true
 		}
 	}
 }
 
-// giveBack returns a permit taken by a wait that was cancelled. The permit
-// goes back to the bucket, never above Burst: if the bucket refilled in the
-// meantime, there is nothing to give back.
-func (l *Limiter) giveBack() {
-	l.tat.Add(-l.interval)
+// reservation is how a permit moved tat: from from to to.
+type reservation struct{ from, to int64 }
+
+// giveBack returns the permit of reservation r, taken by a wait that was
+// cancelled. The permit goes back only while it is still the
+// last one reserved (tat is still r.to): tat moves back to where it was
+// before, as if the wait had never been. If a later call has reserved a
+// permit since, that call's time was computed after ours and cannot move,
+// so the cancelled permit is lost: moving tat back by one interval then
+// would hand the next call the time of the last reservation, and two calls
+// would pass at once. The limiter never exceeds its rate; a cancellation
+// may cost a permit.
+func (l *Limiter) giveBack(r reservation) {
+	l.tat.CompareAndSwap(r.to, r.from)
 }
 
 // wait takes a permit at now as [Limiter.Wait] describes, and reports
 // whether it had to wait.
 func (l *Limiter) wait(ctx context.Context, now int64) (waited bool, err error) {
-	if _, ok := l.take(now, 0); ok {
+	if _, _, ok := l.take(now, 0); ok {
 		return false, nil
 	}
 	if l.maxWait <= 0 {
@@ -196,7 +216,7 @@ func (l *Limiter) wait(ctx context.Context, now int64) (waited bool, err error) 
 	if dl, ok := ctx.Deadline(); ok {
 		limit = min(limit, int64(dl.Sub(l.clock.Now())))
 	}
-	d, ok := l.take(now, limit)
+	d, res, ok := l.take(now, limit)
 	if !ok {
 		return false, l.reject()
 	}
@@ -204,7 +224,7 @@ func (l *Limiter) wait(ctx context.Context, now int64) (waited bool, err error) 
 		return false, nil // a permit came free meanwhile
 	}
 	if err := policy.Sleep(ctx, l.clock, time.Duration(d)); err != nil {
-		l.giveBack()
+		l.giveBack(res)
 		return true, err
 	}
 	return true, nil

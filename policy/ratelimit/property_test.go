@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/resilience4cata/r4c/clocktest"
+	"github.com/resilience4cata/r4c/events"
 	"github.com/resilience4cata/r4c/policy"
 	"github.com/resilience4cata/r4c/policy/ratelimit"
 	"github.com/stretchr/testify/require"
@@ -27,7 +28,14 @@ func TestPropertyConformance(t *testing.T) {
 		period := time.Second
 		interval := period / time.Duration(limit)
 		clk := clocktest.NewManualClock()
-		l, err := ratelimit.New(ratelimit.Config{Limit: limit, Period: period, Burst: burst, MaxWait: time.Hour}, policy.Env{Clock: clk})
+		bus := &events.Bus{}
+		panicListener := false // a listener of the rejections panics in this step
+		defer bus.Subscribe(func(events.Event) {
+			if panicListener {
+				panic("listener")
+			}
+		})()
+		l, err := ratelimit.New(ratelimit.Config{Limit: limit, Period: period, Burst: burst, MaxWait: time.Hour}, policy.Env{Clock: clk, Events: bus})
 		require.NoError(rt, err)
 		h := ratelimit.NewHandle(l)
 
@@ -48,13 +56,49 @@ func TestPropertyConformance(t *testing.T) {
 		rt.Repeat(map[string]func(*rapid.T){
 			"allow": func(rt *rapid.T) {
 				free := l.Available()
-				if l.Allow() {
+				panicListener = rapid.Bool().Draw(rt, "panicListener")
+				var ok bool
+				p := func() (p any) {
+					defer func() { p = recover() }()
+					ok = l.Allow()
+					return nil
+				}()
+				if p != nil {
+					require.Equal(rt, "listener", p)
+					require.True(rt, panicListener)
+				}
+				panicListener = false
+				if ok {
 					require.Positive(rt, free)
 					grants = append(grants, now())
 				} else {
 					require.Zero(rt, free, "refused although a permit was free")
 					rejections++
 				}
+				check()
+			},
+			"twoWaitersFirstCancelled": func(rt *rapid.T) {
+				// The first waiter's permit is not the last reserved when it
+				// gives up: it is lost, and the second waiter's time stands.
+				for l.RetryAfter() == 0 {
+					require.True(rt, l.Allow())
+					grants = append(grants, now())
+				}
+				ctx, cancel := context.WithCancel(context.Background())
+				first, second := make(chan error, 1), make(chan error, 1)
+				go func() { first <- l.Wait(ctx) }()
+				blockUntil(rt, clk, 1)
+				go func() { second <- l.Wait(context.Background()) }()
+				blockUntil(rt, clk, 2)
+				after := l.RetryAfter()
+				cancel()
+				require.ErrorIs(rt, recv(rt, first), context.Canceled)
+				require.Equal(rt, after, l.RetryAfter(), "a permit reserved before the last one does not come back")
+				// The second waiter's permit comes one interval before the
+				// next free one: advance exactly to it.
+				clk.Advance(after - interval)
+				require.NoError(rt, recv(rt, second))
+				grants = append(grants, now())
 				check()
 			},
 			"advance": func(rt *rapid.T) {

@@ -213,11 +213,7 @@ func (r *Retry) decide(ctx context.Context, n int, err error, s policy.Stamp) ve
 		return stop
 	}
 	if !r.retryable(err) {
-		if n == 1 {
-			r.failures.Add(1)
-		} else {
-			r.failuresRetried.Add(1)
-		}
+		r.failed(n)
 		return stop
 	}
 	if n >= r.maxAttempts {
@@ -229,6 +225,15 @@ func (r *Retry) decide(ctx context.Context, n int, err error, s policy.Stamp) ve
 		return giveBud
 	}
 	return retry
+}
+
+// failed counts a call that ended in a failure after n attempts.
+func (r *Retry) failed(n int) {
+	if n == 1 {
+		r.failures.Add(1)
+	} else {
+		r.failuresRetried.Add(1)
+	}
 }
 
 func (r *Retry) exhaustedError(n int, err error, budget bool) error {

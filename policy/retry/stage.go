@@ -55,32 +55,52 @@ func (s stage[T]) Run(ctx context.Context, next policy.Next[T]) (T, policy.Stamp
 	if r.budget != nil {
 		r.budget.deposit(r.now(end))
 	}
-	if s.ok(v, err) {
+	if err == nil && r.resultIf == nil {
 		r.successes.Add(1)
 		return v, end, nil
 	}
 	return s.again(ctx, next, v, err, end)
 }
 
-// again runs the retries after a first attempt that did not succeed.
+// again judges the first attempt when it did not plainly succeed, and runs
+// the retries. A panic in the user's code that judges an attempt (RetryOn
+// and AbortOn predicates, RetryIfResult, a listener of the retry event)
+// counts the call as a failure and goes on; a panic of an attempt itself
+// goes on uncounted.
 func (s stage[T]) again(ctx context.Context, next policy.Next[T], v T, err error, end policy.Stamp) (T, policy.Stamp, error) {
 	r := s.r
 	var prev time.Duration
-	for n := 1; ; n++ {
+	n := 1
+	judging := true // set while the user's code judges attempt n
+	defer func() {
+		if judging {
+			r.failed(n) // a predicate or a listener panicked
+		}
+	}()
+	if s.ok(v, err) {
+		judging = false
+		r.successes.Add(1)
+		return v, end, nil
+	}
+	for ; ; n++ {
 		if err == nil {
 			err = ErrRetryableResult
 		}
-		switch r.decide(ctx, n, err, end) {
-		case stop:
+		verdict := r.decide(ctx, n, err, end)
+		if verdict != retry {
+			judging = false
+			switch verdict {
+			case give:
+				return v, end, r.exhaustedError(n, err, false)
+			case giveBud:
+				return v, end, r.exhaustedError(n, err, true)
+			}
 			return v, end, err
-		case give:
-			return v, end, r.exhaustedError(n, err, false)
-		case giveBud:
-			return v, end, r.exhaustedError(n, err, true)
 		}
 		d := r.delay(n, prev)
 		prev = d
 		r.publish(n, d, err)
+		judging = false
 		if werr := policy.Sleep(ctx, r.clock, d); werr != nil {
 			r.cancelled.Add(1)
 			var zero T
@@ -88,7 +108,9 @@ func (s stage[T]) again(ctx context.Context, next policy.Next[T], v T, err error
 		}
 		r.retries.Add(1)
 		v, end, err = next.Fresh().Run(ctx)
+		judging = true
 		if s.ok(v, err) {
+			judging = false
 			r.successesRetried.Add(1)
 			return v, end, nil
 		}
@@ -146,8 +168,35 @@ func (a *asyncCall[T]) start() {
 	f.OnComplete(a.done)
 }
 
-// done handles the outcome of the attempt in flight.
+// done handles the outcome of the attempt in flight. If the user's code
+// that judges it (a predicate, RetryIfResult, a listener) panics, the call
+// counts as a failure, the returned future completes with the attempt's
+// outcome, and the panic goes on.
 func (a *asyncCall[T]) done(v T, err error) {
+	judged := false
+	defer func() {
+		if !judged {
+			a.abandon(v, err)
+		}
+	}()
+	a.judge(v, err)
+	judged = true
+}
+
+// abandon ends the call after a panic while judging an attempt.
+func (a *asyncCall[T]) abandon(v T, err error) {
+	a.mu.Lock()
+	a.ended = true
+	cancelled := a.cancelled // then the cancellation counted the call
+	a.mu.Unlock()
+	if !cancelled {
+		a.s.r.failed(a.n)
+	}
+	a.complete(v, err)
+}
+
+// judge decides what follows the attempt in flight.
+func (a *asyncCall[T]) judge(v T, err error) {
 	r := a.s.r
 	if a.n == 1 && r.budget != nil {
 		r.budget.deposit(r.clock.Nanotime())

@@ -24,7 +24,9 @@ import (
 // ctx. If the deadline fires before the inner future completes, the
 // returned future fails with the [*CallTimeoutError] at once, while the
 // inner future keeps whatever its stages hold until it completes.
-// Cancelling the returned future cancels the inner one.
+// Cancelling the returned future cancels the inner one. The inner
+// completion goes through [policy.ForwardTo]; a listener of the Timeout
+// event that panics still lets the returned future fail with the timeout.
 func Stage[T any](t *Timeout) policy.Link[T] { return newStage[T](t) }
 
 type stage[T any] struct {
@@ -240,8 +242,8 @@ func (s *stage[T]) RunAsync(ctx context.Context, next policy.AsyncNext[T]) *futu
 	var decided atomic.Bool // set by whichever of the deadline and the inner future completes pr
 	timeout := func() {
 		if decided.CompareAndSwap(false, true) {
+			defer pr.Fail(t.err) // even if a listener of the event panics
 			t.timedOut()
-			pr.Fail(t.err)
 		}
 	}
 	stop := context.AfterFunc(wctx, func() {
@@ -249,22 +251,17 @@ func (s *stage[T]) RunAsync(ctx context.Context, next policy.AsyncNext[T]) *futu
 			timeout()
 		}
 	})
-	pr.OnCancel(func() { inner.Cancel() })
-	inner.OnComplete(func(v T, err error) {
+	return policy.ForwardTo(pr, inner, func(c *policy.Outcome[T]) {
 		stop()
 		late := ours(ctx, wctx)
 		cancel()
 		if late {
+			c.Dropped = true
 			timeout()
 			return
 		}
-		if decided.CompareAndSwap(false, true) {
-			if err != nil {
-				pr.Fail(err)
-			} else {
-				pr.Complete(v)
-			}
+		if !decided.CompareAndSwap(false, true) {
+			c.Dropped = true // the deadline completed the future
 		}
 	})
-	return pr.Future()
 }
