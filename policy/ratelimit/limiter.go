@@ -2,7 +2,9 @@ package ratelimit
 
 import (
 	"context"
-	"strconv"
+	"math"
+	"runtime"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -25,25 +27,66 @@ import (
 // is not usable.
 type Limiter struct {
 	rejectEvent events.Event // the CallRejected event, boxed once
+	// st is the current era: the rate's settings and the theoretical
+	// arrival time measured at that rate. A setter starts a new era (see
+	// [Limiter.reconfigure]); a permit is taken within one era.
+	st atomic.Pointer[era]
+
+	disabled bool
+	clock    policy.Clock
+	bus      *events.Bus
+	instance string
+	err      *RateLimitedError
+
+	mu  sync.Mutex // serialises setters; guards cfg
+	cfg Config     // as built or last set, defaults filled in; for the handle
+
+	rejections atomic.Uint64
+}
+
+// era is the limiter's settings from one change to the next, with its own
+// theoretical arrival time. Only tat changes during an era.
+type era struct {
 	// tat is the theoretical arrival time: the clock reading at which the
 	// bucket would be empty again if nobody took another permit. A permit
 	// may be taken at now when max(tat, now) - now <= tolerance, and taking
-	// it moves tat to max(tat, now) + interval.
+	// it moves tat to max(tat, now) + interval. A setter ends the era by
+	// swapping tat to closed; takers that see closed load the next era.
 	tat       atomic.Int64
 	interval  int64 // Period / Limit in nanoseconds, at least 1
 	tolerance int64 // (Burst - 1) * interval
 
-	cfg          Config // as built, defaults filled in; for the handle
 	limit, burst int
 	period       time.Duration
 	maxWait      time.Duration
-	disabled     bool
-	clock        policy.Clock
-	bus          *events.Bus
-	instance     string
-	err          *RateLimitedError
+}
 
-	rejections atomic.Uint64
+// closed is the tat of an era that a setter has ended.
+const closed = math.MinInt64
+
+func newEra(cfg *Config) *era {
+	interval := int64(cfg.Period) / int64(cfg.Limit)
+	return &era{
+		interval:  interval,
+		tolerance: int64(cfg.Burst-1) * interval,
+		limit:     cfg.Limit,
+		burst:     cfg.Burst,
+		period:    cfg.Period,
+		maxWait:   cfg.MaxWait,
+	}
+}
+
+// load returns the current era and its tat, which is not closed.
+func (l *Limiter) load() (*era, int64) {
+	for {
+		e := l.st.Load()
+		if tat := e.tat.Load(); tat != closed {
+			return e, tat
+		}
+		// A setter is between closing this era and opening the next: a
+		// few instructions.
+		runtime.Gosched()
+	}
 }
 
 // New returns the limiter that cfg describes, reading and waiting on env's
@@ -56,28 +99,20 @@ func New(cfg Config, env policy.Env) (*Limiter, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	interval := int64(cfg.Period) / int64(cfg.Limit)
 	l := &Limiter{
-		cfg:       cfg,
-		interval:  interval,
-		tolerance: int64(cfg.Burst-1) * interval,
-		limit:     cfg.Limit,
-		burst:     cfg.Burst,
-		period:    cfg.Period,
-		maxWait:   cfg.MaxWait,
-		disabled:  cfg.Disabled,
-		clock:     env.ClockOrSystem(),
-		bus:       env.Events,
-		instance:  env.Instance,
+		cfg:      cfg,
+		disabled: cfg.Disabled,
+		clock:    env.ClockOrSystem(),
+		bus:      env.Events,
+		instance: env.Instance,
 	}
-	msg := "r4c: rate limited: " + strconv.Itoa(cfg.Limit) + " per " + cfg.Period.String()
-	if env.Instance != "" {
-		msg += " (ratelimit " + env.Instance + ")"
-	}
-	l.err = &RateLimitedError{l: l, instance: env.Instance, msg: msg}
+	l.err = &RateLimitedError{l: l, instance: env.Instance}
+	l.err.setMessage(cfg.Limit, cfg.Period)
 	// Boxed once, so that publishing a rejection allocates nothing.
 	l.rejectEvent = events.CallRejected{Policy: "ratelimit", Instance: env.Instance, Err: l.err}
-	l.tat.Store(l.clock.Nanotime())
+	e := newEra(&cfg)
+	e.tat.Store(l.clock.Nanotime())
+	l.st.Store(e)
 	return l, nil
 }
 
@@ -132,15 +167,15 @@ func (l *Limiter) Available() int { return l.AvailableAt(l.clock.Nanotime()) }
 // AvailableAt returns how many permits could be taken at now, a reading of
 // the limiter's clock.
 func (l *Limiter) AvailableAt(now int64) int {
-	tat := l.tat.Load()
+	e, tat := l.load()
 	if tat <= now {
-		return l.burst
+		return e.burst
 	}
-	room := now + l.tolerance - tat // how far tat may still advance
+	room := now + e.tolerance - tat // how far tat may still advance
 	if room < 0 {
 		return 0
 	}
-	return int(room/l.interval) + 1
+	return int(room/e.interval) + 1
 }
 
 // RetryAfter returns how long from now until a permit is free, if nobody
@@ -150,7 +185,8 @@ func (l *Limiter) RetryAfter() time.Duration { return l.RetryAfterAt(l.clock.Nan
 // RetryAfterAt is [Limiter.RetryAfter] at now, a reading of the limiter's
 // clock.
 func (l *Limiter) RetryAfterAt(now int64) time.Duration {
-	if d := l.tat.Load() - now - l.tolerance; d > 0 {
+	e, tat := l.load()
+	if d := tat - now - e.tolerance; d > 0 {
 		return time.Duration(d)
 	}
 	return 0
@@ -161,13 +197,18 @@ func (l *Limiter) RetryAfterAt(now int64) time.Duration {
 // take takes nothing and returns false with the wait it would have needed.
 func (l *Limiter) take(now, maxWait int64) (wait int64, ok bool) {
 	for {
-		tat := l.tat.Load()
+		e := l.st.Load()
+		tat := e.tat.Load()
+		if tat == closed {
+			runtime.Gosched() // a setter is opening the next era
+			continue
+		}
 		t := max(tat, now)
-		wait = t - now - l.tolerance
+		wait = t - now - e.tolerance
 		if wait > maxWait {
 			return wait, false
 		}
-		if l.tat.CompareAndSwap(tat, t+l.interval) {
+		if e.tat.CompareAndSwap(tat, t+e.interval) {
 			return max(wait, 0), true
 		}
 	}
@@ -177,7 +218,12 @@ func (l *Limiter) take(now, maxWait int64) (wait int64, ok bool) {
 // goes back to the bucket, never above Burst: if the bucket refilled in the
 // meantime, there is nothing to give back.
 func (l *Limiter) giveBack() {
-	l.tat.Add(-l.interval)
+	for {
+		e, tat := l.load()
+		if e.tat.CompareAndSwap(tat, tat-e.interval) {
+			return
+		}
+	}
 }
 
 // wait takes a permit at now as [Limiter.Wait] describes, and reports
@@ -186,13 +232,14 @@ func (l *Limiter) wait(ctx context.Context, now int64) (waited bool, err error) 
 	if _, ok := l.take(now, 0); ok {
 		return false, nil
 	}
-	if l.maxWait <= 0 {
+	maxWait := l.st.Load().maxWait
+	if maxWait <= 0 {
 		return false, l.reject()
 	}
 	if err := ctx.Err(); err != nil {
 		return false, err
 	}
-	limit := int64(l.maxWait)
+	limit := int64(maxWait)
 	if dl, ok := ctx.Deadline(); ok {
 		limit = min(limit, int64(dl.Sub(l.clock.Now())))
 	}

@@ -1,0 +1,15 @@
+package fallback
+
+// Reconfigure checks cfg (defaulted with [Config.WithDefaults]) against the
+// running fallback. Its one key, enabled, cannot change while it runs: a
+// cfg that changes it is refused with a [*policy.FieldError] of class
+// policy.ClassNotLive (R4C-REG-011); a cfg equal to the current one is
+// accepted and changes nothing. It is what Registry.Reload calls.
+func (h *Handle) Reconfigure(cfg Config) error {
+	next := cfg.WithDefaults()
+	if err := next.Validate(); err != nil {
+		return err
+	}
+	cur := h.f.cfg
+	return keys.CheckLive(&cur, &next)
+}
