@@ -41,14 +41,14 @@ type Breaker struct {
 	forcedErr *OpenError
 	halfErr   *OpenError
 
-	windowType  WindowType
-	windowSize  int
-	windowDur   int64
-	th          atomic.Pointer[thresholds] // the live settings; a setter swaps them
-	recordOn    []error
-	recordIf    func(error) bool
-	ignoreOn    []error
-	ignoreIf    func(error) bool
+	windowType WindowType
+	windowSize int
+	windowDur  int64
+	th         atomic.Pointer[thresholds] // the live settings; a setter swaps them
+	recordOn   []error
+	recordIf   func(error) bool
+	ignoreOn   []error
+	ignoreIf   func(error) bool
 }
 
 // epoch is one stay in a state. Its pointer is the breaker's generation: a
@@ -62,7 +62,7 @@ type epoch struct {
 
 	trials    atomic.Int64  // half-open: trial permits taken and not given back
 	halfCalls int64         // half-open: the trial calls of this stay, fixed when it began
-	ho     atomic.Uint64 // half-open: packed figures of the trials that ended (no bias)
+	ho        atomic.Uint64 // half-open: packed figures of the trials that ended (no bias)
 }
 
 // recorded returns the number of calls recorded in e.
@@ -88,20 +88,20 @@ func New(cfg Config, env policy.Env) (*Breaker, error) {
 		return nil, err
 	}
 	b := &Breaker{
-		cfg:         cfg,
-		clock:       env.ClockOrSystem(),
-		bus:         env.Events,
-		instance:    env.Instance,
-		openErr:     newOpenError(env.Instance, StateOpen),
-		forcedErr:   newOpenError(env.Instance, StateForcedOpen),
-		halfErr:     newOpenError(env.Instance, StateHalfOpen),
-		windowType:  cfg.WindowType,
-		windowSize:  cfg.WindowSize,
-		windowDur:   int64(cfg.WindowDuration),
-		recordOn:    cfg.RecordOn,
-		recordIf:    cfg.RecordIf,
-		ignoreOn:    cfg.IgnoreOn,
-		ignoreIf:    cfg.IgnoreIf,
+		cfg:        cfg,
+		clock:      env.ClockOrSystem(),
+		bus:        env.Events,
+		instance:   env.Instance,
+		openErr:    newOpenError(env.Instance, StateOpen),
+		forcedErr:  newOpenError(env.Instance, StateForcedOpen),
+		halfErr:    newOpenError(env.Instance, StateHalfOpen),
+		windowType: cfg.WindowType,
+		windowSize: cfg.WindowSize,
+		windowDur:  int64(cfg.WindowDuration),
+		recordOn:   cfg.RecordOn,
+		recordIf:   cfg.RecordIf,
+		ignoreOn:   cfg.IgnoreOn,
+		ignoreIf:   cfg.IgnoreIf,
 	}
 	b.th.Store(newThresholds(&cfg))
 	state := StateClosed

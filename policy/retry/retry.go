@@ -32,16 +32,16 @@ type Retry struct {
 	bus      *events.Bus
 	instance string
 
-	disabled    bool
-	bo          atomic.Pointer[backoff] // the live settings; a setter swaps them
-	mu          sync.Mutex              // serialises setters; guards cfg
-	rand        func() float64
-	retryOn     []error
-	retryIf     func(error) bool
-	abortOn     []error
-	abortIf     func(error) bool
-	resultIf    func(any) bool
-	budget      *budget // nil: no budget
+	disabled bool
+	bo       atomic.Pointer[backoff] // the live settings; a setter swaps them
+	mu       sync.Mutex              // serialises setters; guards cfg
+	rand     func() float64
+	retryOn  []error
+	retryIf  func(error) bool
+	abortOn  []error
+	abortIf  func(error) bool
+	resultIf func(any) bool
+	budget   *budget // nil: no budget
 
 	retries          atomic.Int64
 	successesRetried atomic.Int64
@@ -61,17 +61,17 @@ func New(cfg Config, env policy.Env) (*Retry, error) {
 		return nil, err
 	}
 	r := &Retry{
-		cfg:         cfg,
-		clock:       env.ClockOrSystem(),
-		bus:         env.Events,
-		instance:    env.Instance,
-		disabled:    cfg.Disabled,
-		rand:        cfg.Rand,
-		retryOn:     cfg.RetryOn,
-		retryIf:     cfg.RetryIf,
-		abortOn:     cfg.AbortOn,
-		abortIf:     cfg.AbortIf,
-		resultIf:    cfg.RetryIfResult,
+		cfg:      cfg,
+		clock:    env.ClockOrSystem(),
+		bus:      env.Events,
+		instance: env.Instance,
+		disabled: cfg.Disabled,
+		rand:     cfg.Rand,
+		retryOn:  cfg.RetryOn,
+		retryIf:  cfg.RetryIf,
+		abortOn:  cfg.AbortOn,
+		abortIf:  cfg.AbortIf,
+		resultIf: cfg.RetryIfResult,
 	}
 	if r.rand == nil {
 		r.rand = rand.Float64
