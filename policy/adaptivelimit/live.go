@@ -9,9 +9,11 @@ import (
 // A bound below 1 or above MaxLimit is refused with [Config.Validate]'s
 // [*policy.FieldError] (r4c.ClassCode: R4C-ATR-003 or R4C-ATR-009) and
 // nothing changes. To move both bounds past each other, use
-// [Handle.SetLimits]. A change publishes an events.ConfigChanged.
+// [Handle.SetLimits]. InitialLimit, which only a limit built later uses,
+// is moved into the new bounds. A change publishes an
+// events.ConfigChanged.
 func (h *Handle) SetMinLimit(min int) error {
-	return h.l.update(func(c *Config) { c.MinLimit = min })
+	return h.l.update(func(c *Config) { c.MinLimit = min; c.moveInitial() })
 }
 
 // SetMaxLimit sets the highest the limit goes, at once: a limit above it is
@@ -20,14 +22,22 @@ func (h *Handle) SetMinLimit(min int) error {
 // below MinLimit or above 2^30 is refused with a [*policy.FieldError] and
 // nothing changes.
 func (h *Handle) SetMaxLimit(max int) error {
-	return h.l.update(func(c *Config) { c.MaxLimit = max })
+	return h.l.update(func(c *Config) { c.MaxLimit = max; c.moveInitial() })
 }
 
 // SetLimits sets both bounds as one change, with the rules of
 // [Handle.SetMinLimit] and [Handle.SetMaxLimit]; the current limit (and
 // the algorithm's estimate) is moved into [min, max].
 func (h *Handle) SetLimits(min, max int) error {
-	return h.l.update(func(c *Config) { c.MinLimit, c.MaxLimit = min, max })
+	return h.l.update(func(c *Config) { c.MinLimit, c.MaxLimit = min, max; c.moveInitial() })
+}
+
+// moveInitial moves InitialLimit, which only a limit built later uses,
+// into bounds that are in order.
+func (c *Config) moveInitial() {
+	if c.MinLimit >= 1 && c.MinLimit <= c.MaxLimit {
+		c.InitialLimit = min(max(c.InitialLimit, c.MinLimit), c.MaxLimit)
+	}
 }
 
 // Reconfigure applies cfg (defaulted with [Config.WithDefaults]) to the
