@@ -25,7 +25,7 @@ import (
 // mode cannot) is refused with R4C-REG-011 (CodeNotLive).
 //
 // Then each instance whose configuration changed is reconfigured through
-// its handle's Reconfigure, one instance at a time, each as one change: a
+// its handle's Update, one instance at a time, each as one change: a
 // lower adaptive limit or bulkhead size rejects new calls until enough
 // calls in flight have ended, a new rate counts from the next permit,
 // breaker thresholds from the next evaluation; the keys' own timing is in

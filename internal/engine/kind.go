@@ -31,9 +31,9 @@ type Kind[C any, I any] struct {
 	// Current returns a running instance's configuration (its handle's
 	// Config), with the changes of its setters.
 	Current func(I) C
-	// Reconfigure applies a configuration to a running instance (its
-	// handle's Reconfigure): the live keys that differ.
-	Reconfigure func(I, C) error
+	// Update changes a running instance's configuration with fn, as one
+	// change (its handle's Update): the live keys that differ apply.
+	Update func(I, func(*C)) error
 }
 
 // AnyKind is a Kind of any Config, for New.

@@ -20,10 +20,10 @@ type storePlan struct {
 // resolve it — and returns the first problem as a coded error, with
 // nothing applied. A key that differs for a running instance and is not
 // live (policy.Key.Live) is a NotLive error. Otherwise it installs the new
-// values (what later builds resolve) and reconfigures each instance whose
-// configuration changed, through its handle: the running instance changes
-// only in the keys that changed in the sources, so a value set through a
-// handle's setter stays until its key changes in a source.
+// values (what later builds resolve) and updates each instance whose
+// configuration changed, through its handle's Update: the running instance
+// changes only in the keys that changed in the sources, so a value set
+// through a handle's setter stays until its key changes in a source.
 //
 // Reloads are serialised. The registry's lock is held while they are
 // checked, never while instances are reconfigured (they publish
@@ -257,7 +257,20 @@ func (s *store[C, I]) reconfiguration(id string, in *instance[C, I], d C, res *r
 	}
 	inst := in.inst
 	return func() error {
-		if err := s.k.Reconfigure(inst, cur); err != nil {
+		// The overlay again, on the configuration of the moment, in one
+		// step with the instance's setters.
+		err := s.k.Update(inst, func(c *C) {
+			for _, i := range changed {
+				k := t.At(i)
+				k.Copy(c, &d)
+				if t.Zeroes(&d).Has(k.Name) {
+					t.Zeroes(c).Add(k.Name)
+				} else {
+					t.Zeroes(c).Remove(k.Name)
+				}
+			}
+		})
+		if err != nil {
 			return s.errorFor(err, res, prefix, id)
 		}
 		return nil

@@ -57,6 +57,22 @@ func (h *Handle) Reconfigure(cfg Config) error {
 	})
 }
 
+// Update applies fn to the running configuration (as [Handle.Config]
+// returns it) and applies the result as one change, atomically with the
+// other setters: a read-modify-write that no concurrent setter can
+// interleave with. The result is validated as it is (not defaulted), with
+// the rules of [Handle.Reconfigure]; what fn does to Name, BaseConfig and
+// the code-only fields is ignored. fn runs under the instance's lock: it
+// must not call the instance or its handle. It is what Registry.Reload
+// calls, with the keys that changed in the sources.
+func (h *Handle) Update(fn func(*Config)) error {
+	return h.l.update(func(c *Config) {
+		keep := *c
+		fn(c)
+		c.Name, c.BaseConfig, c.DropOn, c.DropIf = keep.Name, keep.BaseConfig, keep.DropOn, keep.DropIf
+	})
+}
+
 // update changes the configuration with fn, validates the result and
 // applies it under the window's lock: only the fields of the keys that
 // changed are written, so that the lock-free readers of the others (DropOn,

@@ -30,6 +30,22 @@ func (h *Handle) Reconfigure(cfg Config) error {
 	})
 }
 
+// Update applies fn to the running configuration (as [Handle.Config]
+// returns it) and applies the result as one change, atomically with the
+// other setters: a read-modify-write that no concurrent setter can
+// interleave with. The result is validated as it is (not defaulted), with
+// the rules of [Handle.Reconfigure]; what fn does to Name, BaseConfig and
+// the code-only fields is ignored. fn runs under the instance's lock: it
+// must not call the instance or its handle. It is what Registry.Reload
+// calls, with the keys that changed in the sources.
+func (h *Handle) Update(fn func(*Config)) error {
+	return h.b.update(func(c *Config) {
+		name, base := c.Name, c.BaseConfig
+		fn(c)
+		c.Name, c.BaseConfig = name, base
+	})
+}
+
 func (b *Bulkhead) update(fn func(*Config)) error {
 	b.cmu.Lock()
 	next := b.cfg

@@ -13,3 +13,16 @@ func (h *Handle) Reconfigure(cfg Config) error {
 	cur := h.f.cfg
 	return keys.CheckLive(&cur, &next)
 }
+
+// Update applies fn to a copy of the running configuration and checks the
+// result as [Handle.Reconfigure] does: since enabled is not live, it
+// changes nothing, and refuses a change of it.
+func (h *Handle) Update(fn func(*Config)) error {
+	cur := h.f.cfg
+	next := cur
+	fn(&next)
+	if err := next.Validate(); err != nil {
+		return err
+	}
+	return keys.CheckLive(&cur, &next)
+}

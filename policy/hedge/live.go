@@ -15,3 +15,16 @@ func (h *Handle) Reconfigure(cfg Config) error {
 	cur := h.h.cfg
 	return keys.CheckLive(&cur, &next)
 }
+
+// Update applies fn to a copy of the running configuration and checks the
+// result as [Handle.Reconfigure] does, without defaults: since no key of a
+// hedge is live, it changes nothing, and refuses any change of a key.
+func (h *Handle) Update(fn func(*Config)) error {
+	cur := h.h.cfg
+	next := cur
+	fn(&next)
+	if err := next.Validate(); err != nil {
+		return err
+	}
+	return keys.CheckLive(&cur, &next)
+}

@@ -181,3 +181,26 @@ func TestSettersUnderConcurrentTakers(t *testing.T) {
 	}
 	assert.False(t, f.l.Allow())
 }
+
+// Update is one read-modify-write: both keys change in one era and one
+// event; Name is not the configuration's to change.
+func TestUpdateIsOneChange(t *testing.T) {
+	f := newFixture(t, ratelimit.Config{Limit: 10, Period: time.Second})
+	require.NoError(t, f.h.Update(func(c *ratelimit.Config) {
+		c.Limit, c.Burst = 20, 2
+		c.Name = "other"
+	}))
+	cfg := f.h.Config()
+	assert.Equal(t, 20, cfg.Limit)
+	assert.Equal(t, 2, cfg.Burst)
+	assert.Empty(t, cfg.Name)
+	got := changes(f.rec)
+	require.Len(t, got, 1)
+	assert.Equal(t, []string{"limit", "burst"}, got[0].Keys())
+	assert.Equal(t, 2, f.l.Available())
+
+	var fe *policy.FieldError
+	require.True(t, errors.As(f.h.Update(func(c *ratelimit.Config) { c.Limit = 5; c.Disabled = true }), &fe))
+	assert.Equal(t, policy.ClassNotLive, fe.Class)
+	assert.Equal(t, 20, f.h.Config().Limit, "nothing of a refused update")
+}
