@@ -40,7 +40,8 @@ func WithEnvironment() Option {
 }
 
 // WithEnv is WithEnvironment over the given "NAME=value" list instead of the
-// process environment, for tests.
+// process environment, for tests. [Registry.Reload] reads the same list
+// again.
 func WithEnv(environ []string) Option {
 	return optionFunc(func(r *Registry) error { return r.e.AddEnv(environ) })
 }
