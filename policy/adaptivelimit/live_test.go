@@ -140,3 +140,59 @@ func TestWindowFromTheNextWindow(t *testing.T) {
 	assert.EqualValues(t, 2, f.h.Snapshot().Windows, "the next window lasts 2s")
 	assert.Equal(t, []string{"window", "latencyCeiling"}, configChanges(f.log)[0].Keys())
 }
+
+// The algorithm's tuning applies from the next window end: backoffRatio
+// decides the cut of the window that ends after the change.
+func TestBackoffRatioAtTheNextWindowEnd(t *testing.T) {
+	f := newFixture(t, adaptivelimit.Config{Algorithm: adaptivelimit.AIMD, InitialLimit: 20, MinLimit: 1, MaxLimit: 100,
+		Window: time.Second, MinWindowSamples: 1, BackoffRatio: 0.9})
+	f.driveWindow(time.Second, windowSpec{concurrent: 2, latency: 10 * time.Millisecond, drops: 1})
+	require.Equal(t, 18, f.h.Limit(), "20 * 0.9")
+	require.NoError(t, f.h.Update(func(c *adaptivelimit.Config) { c.BackoffRatio = 0.5 }))
+	assert.Equal(t, 18, f.h.Limit(), "not before the window ends")
+	f.driveWindow(time.Second, windowSpec{concurrent: 2, latency: 10 * time.Millisecond, drops: 1})
+	assert.Equal(t, 9, f.h.Limit(), "18 * 0.5")
+}
+
+// minWindowSamples: a window with fewer samples is pushed out, by the new
+// number from the next window end.
+func TestMinWindowSamplesAtTheNextWindowEnd(t *testing.T) {
+	f := newFixture(t, adaptivelimit.Config{Algorithm: adaptivelimit.AIMD, InitialLimit: 20, MinLimit: 1, MaxLimit: 100,
+		Window: time.Second, MinWindowSamples: 1})
+	require.NoError(t, f.h.Update(func(c *adaptivelimit.Config) { c.MinWindowSamples = 5 }))
+	f.driveWindow(time.Second, windowSpec{concurrent: 2, latency: 10 * time.Millisecond}) // 3 samples
+	assert.Zero(t, f.h.Snapshot().Windows, "3 samples < 5: the window goes on")
+	f.driveWindow(time.Second, windowSpec{concurrent: 1, latency: 10 * time.Millisecond}) // 5 in all
+	assert.EqualValues(t, 1, f.h.Snapshot().Windows)
+}
+
+// latencyCeiling: the next window whose latency passes it is overload, a
+// cut for AIMD.
+func TestLatencyCeilingAtTheNextWindowEnd(t *testing.T) {
+	f := newFixture(t, adaptivelimit.Config{Algorithm: adaptivelimit.AIMD, InitialLimit: 20, MinLimit: 1, MaxLimit: 100,
+		Window: time.Second, MinWindowSamples: 1, BackoffRatio: 0.5})
+	f.driveWindow(time.Second, windowSpec{concurrent: 2, latency: 100 * time.Millisecond})
+	require.False(t, f.h.Snapshot().Overloaded)
+	require.Equal(t, 20, f.h.Limit())
+	require.NoError(t, f.h.Update(func(c *adaptivelimit.Config) { c.LatencyCeiling = 50 * time.Millisecond }))
+	f.driveWindow(time.Second, windowSpec{concurrent: 2, latency: 100 * time.Millisecond})
+	assert.True(t, f.h.Snapshot().Overloaded)
+	assert.Equal(t, 10, f.h.Limit())
+}
+
+// lowPriorityShare applies to the next call admitted.
+func TestLowPriorityShareAtOnce(t *testing.T) {
+	f := newFixture(t, adaptivelimit.Config{Algorithm: adaptivelimit.AIMD, InitialLimit: 10, MinLimit: 1, MaxLimit: 100,
+		LowPriorityShare: 1})
+	low := adaptivelimit.WithPriority(context.Background(), adaptivelimit.PriorityLow)
+	ps := f.acquire(5)
+	p, err := f.l.Acquire(low)
+	require.NoError(t, err, "share 1: low priority up to the limit")
+	ps = append(ps, p)
+	require.NoError(t, f.h.Update(func(c *adaptivelimit.Config) { c.LowPriorityShare = 0.5 }))
+	_, err = f.l.Acquire(low)
+	require.ErrorIs(t, err, adaptivelimit.ErrLimitExceeded, "6 in flight >= half of 10")
+	p, err = f.l.Acquire(context.Background())
+	require.NoError(t, err, "normal priority still up to the limit")
+	f.releaseAll(append(ps, p), adaptivelimit.OutcomeIgnore)
+}
