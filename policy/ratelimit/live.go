@@ -62,8 +62,8 @@ func (h *Handle) Reconfigure(cfg Config) error {
 // interleave with. The result is validated as it is (not defaulted), with
 // the rules of [Handle.Reconfigure]; what fn does to Name, BaseConfig and
 // the code-only fields is ignored. fn runs under the instance's lock: it
-// must not call the instance or its handle. It is what Registry.Reload
-// calls, with the keys that changed in the sources.
+// must not call the instance, its handle or the registry. It is what
+// Registry.Reload calls, with the keys that changed in the sources.
 func (h *Handle) Update(fn func(*Config)) error {
 	return h.l.update(func(c *Config) {
 		name, base := c.Name, c.BaseConfig
