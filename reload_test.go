@@ -640,3 +640,52 @@ func TestLiveValuesCoverEveryKey(t *testing.T) {
 		assert.Empty(t, missing, kc.name)
 	}
 }
+
+// A listener of ConfigChanged may use the registry: Reload holds no lock
+// while instances publish.
+func TestReloadListenerMayUseTheRegistry(t *testing.T) {
+	props := map[string]string{"instances.api.bulkhead.maxConcurrent": "2"}
+	reg, err := r4c.NewRegistry(r4c.WithProperties(props))
+	require.NoError(t, err)
+	_, err = pipeline.NewBuilder[string](reg, "api").Bulkhead(nil).Build()
+	require.NoError(t, err)
+	var seen []int
+	stop := reg.Events().Subscribe(func(e events.Event) {
+		if _, ok := e.(events.ConfigChanged); ok {
+			seen = append(seen, reg.Snapshot().Bulkheads["api"].MaxConcurrent)
+			_, err := pipeline.NewBuilder[string](reg, "other").Bulkhead(nil).Build()
+			assert.NoError(t, err)
+		}
+	})
+	defer stop()
+	props["instances.api.bulkhead.maxConcurrent"] = "5"
+	done := make(chan error, 1)
+	go func() { done <- reg.Reload() }()
+	select {
+	case err := <-done:
+		require.NoError(t, err)
+	case <-time.After(10 * time.Second):
+		t.Fatal("Reload deadlocked with a listener that uses the registry")
+	}
+	assert.Equal(t, []int{5}, seen)
+}
+
+// A source that cannot be read is reported once, until it changes.
+func TestWatcherReportsAnUnreadableSourceOnce(t *testing.T) {
+	f := newPropsFile(t, "instances.api.bulkhead.maxConcurrent=2")
+	reg, err := r4c.NewRegistry(r4c.WithPropertiesFile(f.path))
+	require.NoError(t, err)
+	var reported []string
+	w, err := reg.NewWatcher(time.Second, func(err error) { reported = append(reported, configErr(t, err).Code) })
+	require.NoError(t, err)
+	require.NoError(t, os.Remove(f.path))
+	for range 3 {
+		_, err := w.Poll()
+		assert.Equal(t, r4c.CodeSource, configErr(t, err).Code)
+	}
+	assert.Equal(t, []string{r4c.CodeSource}, reported)
+	f.write("instances.api.bulkhead.maxConcurrent=2")
+	reloaded, err := w.Poll()
+	require.NoError(t, err)
+	assert.False(t, reloaded, "back as it was: nothing to reload")
+}
