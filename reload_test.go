@@ -689,3 +689,34 @@ func TestWatcherReportsAnUnreadableSourceOnce(t *testing.T) {
 	require.NoError(t, err)
 	assert.False(t, reloaded, "back as it was: nothing to reload")
 }
+
+// A change to the defaults or a named configuration reaches every
+// instance that resolves through it, and no other.
+func TestReloadThroughDefaultsAndNamedConfigs(t *testing.T) {
+	props := map[string]string{
+		"defaults.bulkhead.maxConcurrent":      "10",
+		"configs.small.bulkhead.maxConcurrent": "2",
+		"instances.c.bulkhead.maxConcurrent":   "7",
+	}
+	reg, err := r4c.NewRegistry(r4c.WithProperties(props))
+	require.NoError(t, err)
+	for _, p := range []struct{ name, base string }{{"a", ""}, {"b", "small"}, {"c", ""}} {
+		_, err := pipeline.NewBuilder[string](reg, p.name).Bulkhead(func(c *bulkhead.Config) { c.BaseConfig = p.base }).Build()
+		require.NoError(t, err)
+	}
+	rec := watchChanges(t, reg)
+	props["defaults.bulkhead.maxConcurrent"] = "20"
+	props["configs.small.bulkhead.maxConcurrent"] = "3"
+	require.NoError(t, reg.Reload())
+	got := map[string]int{}
+	for id, s := range reg.Snapshot().Bulkheads {
+		got[id] = s.MaxConcurrent
+	}
+	assert.Equal(t, map[string]int{"a": 20, "b": 3, "c": 7}, got)
+	var ids []string
+	for _, e := range rec.all() {
+		ids = append(ids, e.Instance)
+	}
+	sort.Strings(ids)
+	assert.Equal(t, []string{"a", "b"}, ids)
+}
