@@ -29,7 +29,7 @@ type Limiter struct {
 	rejectEvent events.Event // the CallRejected event, boxed once
 	// st is the current era: the rate's settings and the theoretical
 	// arrival time measured at that rate. A setter starts a new era (see
-	// [Limiter.reconfigure]); a permit is taken within one era.
+	// Limiter.update); a permit is taken within one era.
 	st atomic.Pointer[era]
 
 	disabled bool
