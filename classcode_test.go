@@ -20,6 +20,7 @@ func TestClassCode(t *testing.T) {
 		policy.ClassCombination:    r4c.CodeCombination,
 		policy.ClassDurationSyntax: r4c.CodeDurationSyntax,
 		policy.ClassSyntax:         r4c.CodeValueSyntax,
+		policy.ClassNotLive:        r4c.CodeNotLive,
 		policy.Class(200):          r4c.CodeOutOfRange,
 	} {
 		assert.Equal(t, want, r4c.ClassCode(c), "class %d", c)

@@ -87,10 +87,37 @@
 // time.Duration in Go, Go or ISO-8601 text in configuration, seconds in
 // metrics and duration strings in the JSON of snapshots.
 //
+// # Reloading
+//
+// [Registry.Reload] reads the sources again and applies what changed to
+// the running instances, all or nothing: the whole new configuration is
+// validated first, and a key that cannot change while its instance runs
+// is refused with R4C-REG-011 ([CodeNotLive]); docs/configuration.md marks
+// the live keys and says from when each applies (a rate from the next
+// permit, a lower limit by rejecting new calls until enough have ended, a
+// breaker threshold from the next evaluation). Each instance changed
+// publishes an events.ConfigChanged. A [Watcher] polls the sources on the
+// registry's clock and reloads when they change:
+//
+//	w, err := reg.NewWatcher(10*time.Second, func(err error) { log.Print(err) })
+//	if err != nil {
+//		log.Fatal(err)
+//	}
+//	w.Start()
+//	defer w.Stop()
+//
+// The handles have setters for the same keys, for code: a rate limiter's
+// SetLimit and SetBurst, a bulkhead's SetMaxConcurrent, an adaptive
+// limit's SetMinLimit and SetMaxLimit, a breaker's thresholds, a retry's
+// SetMaxAttempts and SetBackoff, a timeout's SetTimeout; each validates
+// its value and returns a *policy.FieldError whose class [ClassCode] maps
+// to its R4C code.
+//
 // # Handles and snapshots
 //
-// Every handle has Config, the configuration the instance was built with,
-// and Snapshot, its figures now; every snapshot has a Disabled field and
+// Every handle has Config, the configuration the instance runs with (as
+// built, with the changes of Reload and of the handle's setters), and
+// Snapshot, its figures now; every snapshot has a Disabled field and
 // int64 counters, and marshals to JSON. [Registry.Snapshot] returns every
 // instance's, by id.
 //

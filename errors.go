@@ -47,6 +47,9 @@ const (
 	// CodeUnusedKey: an external instance key that matches no instance
 	// built (see Registry.CheckUnusedKeys).
 	CodeUnusedKey = "R4C-REG-010"
+	// CodeNotLive: a reload or a handle's setter that changes a key which
+	// cannot change while its instance runs (see Registry.Reload).
+	CodeNotLive = "R4C-REG-011"
 )
 
 // codes maps the engine's codes to the constants above.
@@ -66,6 +69,7 @@ var codes = [engine.NumCodes]string{
 	engine.SharedMismatch:   CodeSharedMismatch,
 	engine.UnknownInstance:  CodeUnknownInstance,
 	engine.UnusedKey:        CodeUnusedKey,
+	engine.NotLive:          CodeNotLive,
 }
 
 // ClassCode returns the code the registry gives a rule of class c broken

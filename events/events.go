@@ -26,6 +26,7 @@ const (
 	KindTimeout
 	KindHedgeStarted
 	KindFallbackUsed
+	KindConfigChanged
 )
 
 var kindNames = [...]string{
@@ -36,6 +37,7 @@ var kindNames = [...]string{
 	KindTimeout:             "timeout",
 	KindHedgeStarted:        "hedge started",
 	KindFallbackUsed:        "fallback used",
+	KindConfigChanged:       "config changed",
 }
 
 // String returns the kind in words, such as "limit changed", or "unknown"
@@ -162,3 +164,41 @@ func (FallbackUsed) Kind() Kind { return KindFallbackUsed }
 
 // Source returns "fallback" and the instance id.
 func (e FallbackUsed) Source() (string, string) { return "fallback", e.Instance }
+
+// ConfigChanged reports that a live instance took new settings: from
+// Registry.Reload (a source changed) or from a setter of its handle (such
+// as ratelimit.Handle.SetLimit). One event covers every key one change set
+// on the instance; a change that sets nothing new publishes nothing.
+type ConfigChanged struct {
+	// Policy is the kind of the instance: "adaptivelimit", "bulkhead",
+	// "ratelimit", "breaker", "retry" or "timeout".
+	Policy string
+	// Instance is the id of the instance.
+	Instance string
+	// Changes lists the keys that changed, in the order of the kind's key
+	// table.
+	Changes []KeyChange
+}
+
+// KeyChange is one key of a [ConfigChanged]: its flat-key name within its
+// kind (as in docs/configuration.md, such as "limit") and its value before
+// and after, as text the key reads back ("50", "1s").
+type KeyChange struct {
+	Key      string
+	Old, New string
+}
+
+// Kind returns KindConfigChanged.
+func (ConfigChanged) Kind() Kind { return KindConfigChanged }
+
+// Source returns the policy kind and the instance id.
+func (e ConfigChanged) Source() (string, string) { return e.Policy, e.Instance }
+
+// Keys returns the names of the keys that changed, in order.
+func (e ConfigChanged) Keys() []string {
+	keys := make([]string, len(e.Changes))
+	for i, c := range e.Changes {
+		keys[i] = c.Key
+	}
+	return keys
+}

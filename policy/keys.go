@@ -22,6 +22,10 @@ const (
 	// ClassSyntax: text that is not a number, a boolean or one of the names
 	// of an enumeration.
 	ClassSyntax
+	// ClassNotLive: a new value for a key that cannot change while the
+	// instance runs (its Key.Live is false). The registry turns it into
+	// R4C-REG-011.
+	ClassNotLive
 )
 
 // Key describes one flat configuration key of a policy's Config C: what the
@@ -49,6 +53,13 @@ type Key[C any] struct {
 	Valid string
 	// Doc says what the key does, in one line.
 	Doc string
+	// Live reports whether the key can change while its instance runs
+	// (Registry.Reload, the handle's setters); LiveDoc says from when the
+	// new value applies, such as "from the next permit". A key that is not
+	// live is refused with [ClassNotLive] (R4C-REG-011): restart, or build
+	// a new instance.
+	Live    bool
+	LiveDoc string
 
 	field keyField[C]
 }
@@ -102,6 +113,13 @@ func (k Key[C]) Note(note string) Key[C] {
 // is another key's value rather than a constant: burst defaults to "limit".
 func (k Key[C]) Derived(text string) Key[C] {
 	k.Default = text
+	return k
+}
+
+// LiveFrom returns k marked live-reloadable: a new value reaches the
+// running instance, from the moment when says ("from the next permit").
+func (k Key[C]) LiveFrom(when string) Key[C] {
+	k.Live, k.LiveDoc = true, when
 	return k
 }
 

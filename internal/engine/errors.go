@@ -30,6 +30,7 @@ const (
 	SharedMismatch                   // R4C-REG-008
 	UnknownInstance                  // R4C-REG-009
 	UnusedKey                        // R4C-REG-010
+	NotLive                          // R4C-REG-011
 
 	// NumCodes is one more than the last code.
 	NumCodes
@@ -69,6 +70,8 @@ func ClassCode(c policy.Class) Code {
 		return DurationSyntax
 	case policy.ClassSyntax:
 		return ValueSyntax
+	case policy.ClassNotLive:
+		return NotLive
 	default:
 		return OutOfRange
 	}

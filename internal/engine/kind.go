@@ -28,6 +28,12 @@ type Kind[C any, I any] struct {
 	Validate func(C) error
 	// Build is the policy's New: it defaults, validates and builds.
 	Build func(C, policy.Env) (I, error)
+	// Current returns a running instance's configuration (its handle's
+	// Config), with the changes of its setters.
+	Current func(I) C
+	// Update changes a running instance's configuration with fn, as one
+	// change (its handle's Update): the live keys that differ apply.
+	Update func(I, func(*C)) error
 }
 
 // AnyKind is a Kind of any Config, for New.
@@ -65,6 +71,15 @@ type instance[C any, I any] struct {
 	cfg  C // defaulted
 	inst I
 	res  *resolution
+	// builders are the builder layers of the pipelines that use the
+	// instance, for Reload to resolve it again.
+	builders []builderLayer[C]
+}
+
+// builderLayer is what a pipeline's builder closure set for an instance.
+type builderLayer[C any] struct {
+	pipeline string
+	b        C
 }
 
 // storeAny is the part of a store the registry uses without knowing C.
@@ -73,6 +88,7 @@ type storeAny interface {
 	hasAlias(eq func(string) bool) bool
 	addEntry(e *entry) error
 	checkLayers(r *Registry) error
+	plan(r *Registry, entries []*entry) (*storePlan, error)
 	hasInstance(e *entry) bool
 	ids() []string
 	reference(b *strings.Builder)
@@ -89,8 +105,19 @@ func (s *store[C, I]) keyNames() []string {
 	return append([]string{baseConfigKey}, s.k.Keys.Names()...)
 }
 
-// addEntry resolves e's key and parses its value.
+// addEntry resolves e's key, parses its value and adds it to the kind's
+// external values.
 func (s *store[C, I]) addEntry(e *entry) error {
+	x, err := s.parseEntry(e)
+	if err != nil {
+		return err
+	}
+	s.ext = append(s.ext, x)
+	return nil
+}
+
+// parseEntry resolves e's key and parses its value.
+func (s *store[C, I]) parseEntry(e *entry) (extValue[C], error) {
 	t := s.k.Keys
 	e.index = -2
 	for i, n := range s.keyNames() {
@@ -98,22 +125,21 @@ func (s *store[C, I]) addEntry(e *entry) error {
 			e.index = i - 1
 		}
 	}
+	x := extValue[C]{e: e}
 	switch {
 	case e.index == -2:
-		return &Error{Code: UnknownKey, Key: e.key, Value: e.value,
+		return x, &Error{Code: UnknownKey, Key: e.key, Value: e.value,
 			Rule: s.k.Name + " has no key " + e.rawKey + suggestion(e.rawKey, s.keyNames())}
 	case e.index == -1 && e.scope != scopeInstances:
-		return &Error{Code: UnknownKey, Key: e.key, Value: e.value,
+		return x, &Error{Code: UnknownKey, Key: e.key, Value: e.value,
 			Rule: "baseConfig may appear only as instances.<id>.<kind>.baseConfig: defaults and named configurations cannot start from another configuration"}
 	}
-	x := extValue[C]{e: e}
 	if e.index >= 0 {
 		if err := t.At(e.index).Set(&x.val, e.value); err != nil {
-			return s.valueError(err, e)
+			return x, s.valueError(err, e)
 		}
 	}
-	s.ext = append(s.ext, x)
-	return nil
+	return x, nil
 }
 
 // valueError reports err, a key's syntax error or a rule broken, against

@@ -160,6 +160,13 @@ func (s *store[C, I]) checkLayers(r *Registry) error {
 		}
 	}
 
+	return s.validateLayers()
+}
+
+// validateLayers validates the defaults and every named configuration,
+// each over the defaults, with the external values of the moment.
+func (s *store[C, I]) validateLayers() error {
+	defaultsKey := scopeDefaults + "." + s.k.Name
 	c, res := s.lower()
 	if err := s.validate(c, res, defaultsKey, ""); err != nil {
 		return err

@@ -13,13 +13,15 @@ import (
 // added while NewRegistry runs, then Check validates them once; after that
 // it is safe for concurrent use, and mu guards the instances.
 type Registry struct {
-	clock  policy.Clock
-	bus    *events.Bus
-	ext    []*entry
-	stores []storeAny
-	byKind map[any]storeAny
+	clock   policy.Clock
+	bus     *events.Bus
+	ext     []*entry
+	sources []source
+	stores  []storeAny
+	byKind  map[any]storeAny
 
-	mu sync.Mutex // guards every store's instances
+	mu       sync.Mutex // guards every store's instances and external values
+	reloadMu sync.Mutex // serialises Reload
 }
 
 // New returns an engine for kinds, in the order given (the reference lists

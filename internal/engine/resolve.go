@@ -95,6 +95,37 @@ func Resolve[C any, I any](tx *Tx, k *Kind[C, I], pipeline string, configure fun
 		}
 	}
 
+	bl := builderLayer[C]{pipeline: pipeline, b: b}
+	c, res, err := s.resolveFor(id, bl)
+	if err != nil {
+		return zero, err
+	}
+	d := k.Defaults(c)
+	if existing != nil {
+		if err := s.same(existing, d, res, id); err != nil {
+			return zero, err
+		}
+		tx.staged = append(tx.staged, func() { existing.builders = append(existing.builders, bl) })
+		return existing.inst, nil
+	}
+	inst, err := k.Build(c, policy.Env{Clock: tx.r.clock, Events: tx.r.bus, Instance: id})
+	if err != nil {
+		return zero, s.errorFor(err, res, prefix, id)
+	}
+	in := &instance[C, I]{cfg: d, inst: inst, res: res, builders: []builderLayer[C]{bl}}
+	tx.seen[key] = in
+	tx.staged = append(tx.staged, func() { s.instances[id] = in })
+	return inst, nil
+}
+
+// resolveFor returns the configuration of instance id as the builder layer
+// bl sees it, before defaults, with where each key came from: the
+// registry's defaults, the named configuration it starts from, the
+// builder's values, the external instance values.
+func (s *store[C, I]) resolveFor(id string, bl builderLayer[C]) (C, *resolution, error) {
+	t := s.k.Keys
+	prefix := scopeInstances + "." + id + "." + s.k.Name
+	b := bl.b
 	c, res := s.lower()
 	base, baseKey := *t.BaseConfig(&b), prefix+"."+baseConfigKey
 	for _, x := range s.ext {
@@ -104,32 +135,17 @@ func Resolve[C any, I any](tx *Tx, k *Kind[C, I], pipeline string, configure fun
 	}
 	if base != "" {
 		if !s.hasConfig(base) {
-			return zero, &Error{Code: UnknownConfig, Key: baseKey, Value: base,
-				Rule: "names no " + k.Name + " configuration" + suggestion(base, s.configNames())}
+			return c, res, &Error{Code: UnknownConfig, Key: baseKey, Value: base,
+				Rule: "names no " + s.k.Name + " configuration" + suggestion(base, s.configNames())}
 		}
 		s.applyConfig(&c, res, base)
 	}
-	s.mergeCode(&c, &b, res, origin{layer: "the builder of pipeline " + pipeline})
+	s.mergeCode(&c, &b, res, origin{layer: "the builder of pipeline " + bl.pipeline})
 	s.applyScope(&c, res, scopeInstances, id)
 	// The resolved configuration records the instance id; how it was
 	// reached (its BaseConfig) shows in res.
 	*t.Name(&c), *t.BaseConfig(&c) = id, ""
-
-	d := k.Defaults(c)
-	if existing != nil {
-		if err := s.same(existing, d, res, id); err != nil {
-			return zero, err
-		}
-		return existing.inst, nil
-	}
-	inst, err := k.Build(c, policy.Env{Clock: tx.r.clock, Events: tx.r.bus, Instance: id})
-	if err != nil {
-		return zero, s.errorFor(err, res, prefix, id)
-	}
-	in := &instance[C, I]{cfg: d, inst: inst, res: res}
-	tx.seen[key] = in
-	tx.staged = append(tx.staged, func() { s.instances[id] = in })
-	return inst, nil
+	return c, res, nil
 }
 
 // builderSetsCode refuses a builder that sets a code-only field of a

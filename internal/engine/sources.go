@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bytes"
 	"os"
 	"sort"
 	"strings"
@@ -39,16 +40,35 @@ type entry struct {
 	index int      // the key's index in the kind's table; -1 for baseConfig
 }
 
+// source is one external source as given to NewRegistry: reading it
+// appends its entries to ext. Reload reads every source again.
+type source struct {
+	read func(ext *[]*entry) error
+	// file is the path of a properties file, for the watcher; "" otherwise.
+	file string
+}
+
+// addSource records src and reads it once.
+func (r *Registry) addSource(src source) error {
+	r.sources = append(r.sources, src)
+	return src.read(&r.ext)
+}
+
 // AddProperties adds flat keys from a map, in the order of their keys. A
-// key of the wrong shape is an UnknownKey error.
+// key of the wrong shape is an UnknownKey error. Reload reads the same map
+// again.
 func (r *Registry) AddProperties(props map[string]string) error {
+	return r.addSource(source{read: func(ext *[]*entry) error { return readMap(ext, props) }})
+}
+
+func readMap(ext *[]*entry, props map[string]string) error {
 	keys := make([]string, 0, len(props))
 	for k := range props {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
-		if err := r.addKey(k, props[k]); err != nil {
+		if err := addKey(ext, k, props[k]); err != nil {
 			return err
 		}
 	}
@@ -56,19 +76,23 @@ func (r *Registry) AddProperties(props map[string]string) error {
 }
 
 // AddPropertiesFile adds the flat keys of a .properties file, in file
-// order. A file that cannot be read or parsed is a Source error.
+// order. A file that cannot be read or parsed is a Source error. Reload
+// reads the file again.
 func (r *Registry) AddPropertiesFile(path string) error {
-	f, err := os.Open(path)
+	return r.addSource(source{file: path, read: func(ext *[]*entry) error { return readFile(ext, path) }})
+}
+
+func readFile(ext *[]*entry, path string) error {
+	data, err := os.ReadFile(path)
 	if err != nil {
 		return &Error{Code: Source, Key: path, Rule: "cannot read the properties file: " + err.Error(), Err: err}
 	}
-	defer f.Close()
-	entries, err := config.ParsePropertiesEntries(f)
+	entries, err := config.ParsePropertiesEntries(bytes.NewReader(data))
 	if err != nil {
 		return &Error{Code: Source, Key: path, Rule: "cannot parse the properties file: " + err.Error(), Err: err}
 	}
 	for _, e := range entries {
-		if err := r.addKey(e.Key, e.Value); err != nil {
+		if err := addKey(ext, e.Key, e.Value); err != nil {
 			return err
 		}
 	}
@@ -76,17 +100,25 @@ func (r *Registry) AddPropertiesFile(path string) error {
 }
 
 // AddEnv adds the variables of environ ("NAME=value") whose name starts
-// with EnvPrefix.
+// with EnvPrefix. Reload reads the same list again.
 func (r *Registry) AddEnv(environ []string) error {
-	for _, e := range config.SplitEnv(environ, EnvPrefix) {
-		if err := r.addVar(EnvPrefix+e.Name, e.Name, e.Value); err != nil {
-			return err
-		}
-	}
-	return nil
+	return r.AddEnvFunc(func() []string { return environ })
 }
 
-func (r *Registry) addKey(key, value string) error {
+// AddEnvFunc is AddEnv over the list environ returns, called again by each
+// Reload (os.Environ, for the process environment).
+func (r *Registry) AddEnvFunc(environ func() []string) error {
+	return r.addSource(source{read: func(ext *[]*entry) error {
+		for _, e := range config.SplitEnv(environ(), EnvPrefix) {
+			if err := addVar(ext, EnvPrefix+e.Name, e.Name, e.Value); err != nil {
+				return err
+			}
+		}
+		return nil
+	}})
+}
+
+func addKey(ext *[]*entry, key, value string) error {
 	segs := strings.Split(key, ".")
 	bad := func(rule string) error {
 		return &Error{Code: UnknownKey, Key: key, Value: value, Rule: rule}
@@ -119,11 +151,11 @@ func (r *Registry) addKey(key, value string) error {
 		return bad("the key is empty")
 	}
 	e.scope = segs[0]
-	r.ext = append(r.ext, e)
+	*ext = append(*ext, e)
 	return nil
 }
 
-func (r *Registry) addVar(varName, name, value string) error {
+func addVar(ext *[]*entry, varName, name, value string) error {
 	segs := strings.Split(name, "_")
 	bad := func(rule string) error {
 		return &Error{Code: UnknownKey, Key: varName, Value: value, Rule: rule}
@@ -156,7 +188,7 @@ func (r *Registry) addVar(varName, name, value string) error {
 		return bad("the variable's key part is empty")
 	}
 	e.scope = scope
-	r.ext = append(r.ext, e)
+	*ext = append(*ext, e)
 	return nil
 }
 

@@ -29,9 +29,12 @@ func (h *Handle) Limit() int { return int(uint32(h.l.hot.lim.Load())) }
 // interrupted, new calls are rejected until enough have ended.
 func (h *Handle) InFlight() int { return int(uint32(h.l.hot.word.Load())) }
 
-// Config returns the limiter's configuration, with the defaults filled in.
+// Config returns the limiter's configuration, with the defaults filled in:
+// as built, with the changes of its setters and of Registry.Reload.
 func (h *Handle) Config() Config {
+	h.l.mu.Lock()
 	c := h.l.cfg
+	h.l.mu.Unlock()
 	c.DropOn = append([]error(nil), c.DropOn...)
 	return c
 }

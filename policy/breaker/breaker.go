@@ -2,6 +2,7 @@ package breaker
 
 import (
 	"context"
+	"sync"
 	"sync/atomic"
 
 	"github.com/resilience4cata/r4c/events"
@@ -31,7 +32,8 @@ type Breaker struct {
 	retired      atomic.Int64 // calls recorded in epochs that ended
 	_            [48]byte
 
-	cfg       Config
+	mu        sync.Mutex // serialises setters; guards cfg
+	cfg       Config     // as built or last set, defaults filled in
 	clock     policy.Clock
 	bus       *events.Bus
 	instance  string
@@ -39,20 +41,14 @@ type Breaker struct {
 	forcedErr *OpenError
 	halfErr   *OpenError
 
-	windowType  WindowType
-	windowSize  int
-	windowDur   int64
-	minCalls    int64 // for the closed window (at most windowSize when count-based)
-	failThr     float64
-	slowThr     float64
-	slowDur     int64
-	openFor     int64
-	halfCalls   int64
-	maxHalfWait int64
-	recordOn    []error
-	recordIf    func(error) bool
-	ignoreOn    []error
-	ignoreIf    func(error) bool
+	windowType WindowType
+	windowSize int
+	windowDur  int64
+	th         atomic.Pointer[thresholds] // the live settings; a setter swaps them
+	recordOn   []error
+	recordIf   func(error) bool
+	ignoreOn   []error
+	ignoreIf   func(error) bool
 }
 
 // epoch is one stay in a state. Its pointer is the breaker's generation: a
@@ -64,8 +60,9 @@ type epoch struct {
 	count *countWindow // closed, count-based
 	timed *timeWindow  // closed, time-based
 
-	trials atomic.Int64  // half-open: trial permits taken and not given back
-	ho     atomic.Uint64 // half-open: packed figures of the trials that ended (no bias)
+	trials    atomic.Int64  // half-open: trial permits taken and not given back
+	halfCalls int64         // half-open: the trial calls of this stay, fixed when it began
+	ho        atomic.Uint64 // half-open: packed figures of the trials that ended (no bias)
 }
 
 // recorded returns the number of calls recorded in e.
@@ -91,31 +88,22 @@ func New(cfg Config, env policy.Env) (*Breaker, error) {
 		return nil, err
 	}
 	b := &Breaker{
-		cfg:         cfg,
-		clock:       env.ClockOrSystem(),
-		bus:         env.Events,
-		instance:    env.Instance,
-		openErr:     newOpenError(env.Instance, StateOpen),
-		forcedErr:   newOpenError(env.Instance, StateForcedOpen),
-		halfErr:     newOpenError(env.Instance, StateHalfOpen),
-		windowType:  cfg.WindowType,
-		windowSize:  cfg.WindowSize,
-		windowDur:   int64(cfg.WindowDuration),
-		minCalls:    int64(cfg.MinimumCalls),
-		failThr:     cfg.FailureRateThreshold,
-		slowThr:     cfg.SlowCallRateThreshold,
-		slowDur:     int64(cfg.SlowCallDuration),
-		openFor:     int64(cfg.OpenFor),
-		halfCalls:   int64(cfg.HalfOpenCalls),
-		maxHalfWait: int64(cfg.MaxHalfOpenWait),
-		recordOn:    cfg.RecordOn,
-		recordIf:    cfg.RecordIf,
-		ignoreOn:    cfg.IgnoreOn,
-		ignoreIf:    cfg.IgnoreIf,
+		cfg:        cfg,
+		clock:      env.ClockOrSystem(),
+		bus:        env.Events,
+		instance:   env.Instance,
+		openErr:    newOpenError(env.Instance, StateOpen),
+		forcedErr:  newOpenError(env.Instance, StateForcedOpen),
+		halfErr:    newOpenError(env.Instance, StateHalfOpen),
+		windowType: cfg.WindowType,
+		windowSize: cfg.WindowSize,
+		windowDur:  int64(cfg.WindowDuration),
+		recordOn:   cfg.RecordOn,
+		recordIf:   cfg.RecordIf,
+		ignoreOn:   cfg.IgnoreOn,
+		ignoreIf:   cfg.IgnoreIf,
 	}
-	if b.windowType == CountBased && b.minCalls > int64(b.windowSize) {
-		b.minCalls = int64(b.windowSize)
-	}
+	b.th.Store(newThresholds(&cfg))
 	state := StateClosed
 	if cfg.Disabled {
 		state = StateDisabled
@@ -126,6 +114,9 @@ func New(cfg Config, env policy.Env) (*Breaker, error) {
 
 func (b *Breaker) newEpoch(s State, now int64) *epoch {
 	e := &epoch{state: s, since: now}
+	if s == StateHalfOpen {
+		e.halfCalls = b.th.Load().halfCalls
+	}
 	if s == StateClosed {
 		if b.windowType == TimeBased {
 			e.timed = newTimeWindow(b.windowDur, now)
@@ -186,18 +177,18 @@ func (b *Breaker) admit(e *epoch, now int64) (Permit, *OpenError) {
 			b.notPermitted.Add(1)
 			return Permit{}, b.forcedErr
 		case StateOpen:
-			if now-e.since < b.openFor {
+			if now-e.since < b.th.Load().openFor {
 				b.notPermitted.Add(1)
 				return Permit{}, b.openErr
 			}
 			b.transition(e, StateHalfOpen, now)
 		case StateHalfOpen:
-			if b.maxHalfWait > 0 && now-e.since >= b.maxHalfWait {
+			if w := b.th.Load().maxHalfWait; w > 0 && now-e.since >= w {
 				b.transition(e, StateOpen, now)
 				break
 			}
 			n := e.trials.Load()
-			if n >= b.halfCalls {
+			if n >= e.halfCalls {
 				b.notPermitted.Add(1)
 				return Permit{}, b.halfErr
 			}
@@ -226,23 +217,24 @@ func (b *Breaker) finish(p Permit, o outcome, end int64) {
 	if o == failure {
 		code |= codeFail
 	}
-	if end-p.start > b.slowDur {
+	th := b.th.Load()
+	if end-p.start > th.slowDur {
 		code |= codeSlow
 	}
 	switch {
 	case e.count != nil:
 		w, changed := e.count.add(code)
-		if changed && b.trips(unpack(w, fieldBias), b.minCalls) {
+		if changed && th.trips(unpack(w, fieldBias), th.minCalls) {
 			b.transition(e, StateOpen, end)
 		}
 	case e.timed != nil:
-		if b.trips(e.timed.add(end, code), b.minCalls) {
+		if th.trips(e.timed.add(end, code), th.minCalls) {
 			b.transition(e, StateOpen, end)
 		}
 	case e.state == StateHalfOpen:
 		f := unpack(e.ho.Add(delta[code]), 0)
-		if f.calls == b.halfCalls { // the last trial: exactly one call sees it
-			if b.trips(f, b.halfCalls) {
+		if f.calls == e.halfCalls { // the last trial: exactly one call sees it
+			if th.trips(f, e.halfCalls) {
 				b.transition(e, StateOpen, end)
 			} else {
 				b.transition(e, StateClosed, end)
@@ -252,14 +244,14 @@ func (b *Breaker) finish(p Permit, o outcome, end int64) {
 }
 
 // trips reports whether figures f, with at least min calls, reach a threshold.
-func (b *Breaker) trips(f figures, min int64) bool {
+func (t *thresholds) trips(f figures, min int64) bool {
 	if f.calls < min || f.calls == 0 {
 		return false
 	}
 	// The thresholds are fractions; a division rounds a/b and the
 	// threshold's decimal alike, so 3 of 10 reaches 0.3 exactly.
 	c := float64(f.calls)
-	return float64(f.failures)/c >= b.failThr || float64(f.slow)/c >= b.slowThr
+	return float64(f.failures)/c >= t.failThr || float64(f.slow)/c >= t.slowThr
 }
 
 // transition moves the breaker from epoch from to a new epoch in state to,
@@ -424,4 +416,32 @@ func (b *Breaker) Reset() {
 	b.force(StateClosed)
 	b.notPermitted.Store(0)
 	b.retired.Store(0)
+}
+
+// thresholds are the breaker's live settings: read at each evaluation, and
+// swapped whole by a setter.
+type thresholds struct {
+	minCalls    int64 // for the closed window (at most windowSize when count-based)
+	failThr     float64
+	slowThr     float64
+	slowDur     int64
+	openFor     int64
+	halfCalls   int64
+	maxHalfWait int64
+}
+
+func newThresholds(cfg *Config) *thresholds {
+	t := &thresholds{
+		minCalls:    int64(cfg.MinimumCalls),
+		failThr:     cfg.FailureRateThreshold,
+		slowThr:     cfg.SlowCallRateThreshold,
+		slowDur:     int64(cfg.SlowCallDuration),
+		openFor:     int64(cfg.OpenFor),
+		halfCalls:   int64(cfg.HalfOpenCalls),
+		maxHalfWait: int64(cfg.MaxHalfOpenWait),
+	}
+	if cfg.WindowType == CountBased && t.minCalls > int64(cfg.WindowSize) {
+		t.minCalls = int64(cfg.WindowSize)
+	}
+	return t
 }

@@ -14,7 +14,11 @@ func (h *Handle) Breaker() *Breaker { return h.b }
 
 // Config returns the configuration the breaker was built with, defaults
 // filled in.
-func (h *Handle) Config() Config { return h.b.cfg }
+func (h *Handle) Config() Config {
+	h.b.mu.Lock()
+	defer h.b.mu.Unlock()
+	return h.b.cfg
+}
 
 // State returns the breaker's current state (see [Breaker.State]).
 func (h *Handle) State() State { return h.b.State() }
@@ -80,7 +84,7 @@ func (h *Handle) Snapshot() Snapshot {
 	e := b.cur.Load()
 	s := Snapshot{State: e.state, Disabled: e.state == StateDisabled, FailureRate: -1, SlowCallRate: -1, NotPermitted: b.notPermitted.Load()}
 	var f figures
-	min := b.minCalls
+	min := b.th.Load().minCalls
 	switch {
 	case e.count != nil:
 		f = e.count.figures()
@@ -88,7 +92,7 @@ func (h *Handle) Snapshot() Snapshot {
 		f = e.timed.figures(b.clock.Nanotime())
 	case e.state == StateHalfOpen:
 		f = unpack(e.ho.Load(), 0)
-		min = b.halfCalls
+		min = e.halfCalls
 		s.TrialCalls = int(e.trials.Load())
 	}
 	s.BufferedCalls, s.Failures, s.SlowCalls = int(f.calls), int(f.failures), int(f.slow)

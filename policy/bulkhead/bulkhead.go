@@ -21,10 +21,11 @@ import (
 // [New]; the zero value is not usable.
 type Bulkhead struct {
 	rejectEvent events.Event // the CallRejected event, boxed once
-	cfg         Config       // as built, defaults filled in; for the handle
+	cmu         sync.Mutex   // serialises setters; guards cfg
+	cfg         Config       // as built or last set, defaults filled in; for the handle
 	inFlight    atomic.Int64 // slots held, including slots handed to waiters
 	waiting     atomic.Int64 // waiters queued; mirrors the queue's length
-	max         int64
+	max         atomic.Int64 // MaxConcurrent; a setter may change it
 	maxWait     time.Duration
 	disabled    bool
 	clock       policy.Clock
@@ -56,7 +57,6 @@ func New(cfg Config, env policy.Env) (*Bulkhead, error) {
 	}
 	b := &Bulkhead{
 		cfg:      cfg,
-		max:      int64(cfg.MaxConcurrent),
 		maxWait:  cfg.MaxWait,
 		disabled: cfg.Disabled,
 		clock:    env.ClockOrSystem(),
@@ -65,6 +65,7 @@ func New(cfg Config, env policy.Env) (*Bulkhead, error) {
 		err:      newFullError(env.Instance, cfg.MaxConcurrent),
 	}
 	// Boxed once, so that publishing a rejection allocates nothing.
+	b.max.Store(int64(cfg.MaxConcurrent))
 	b.rejectEvent = events.CallRejected{Policy: "bulkhead", Instance: env.Instance, Err: b.err}
 	return b, nil
 }
@@ -118,7 +119,7 @@ func (b *Bulkhead) Release() {
 }
 
 // MaxConcurrent returns the number of slots.
-func (b *Bulkhead) MaxConcurrent() int { return int(b.max) }
+func (b *Bulkhead) MaxConcurrent() int { return int(b.max.Load()) }
 
 // InFlight returns how many slots are held now.
 func (b *Bulkhead) InFlight() int { return int(b.inFlight.Load()) }
@@ -134,7 +135,7 @@ func (b *Bulkhead) tryAcquire() bool {
 	}
 	for {
 		n := b.inFlight.Load()
-		if n >= b.max {
+		if n >= b.max.Load() {
 			return false
 		}
 		if b.inFlight.CompareAndSwap(n, n+1) {
@@ -176,9 +177,14 @@ func (b *Bulkhead) release() {
 // slot changes hands, inFlight stays), else to the free pool. b.mu must be
 // held.
 func (b *Bulkhead) releaseLocked() {
-	if w := b.popLocked(); w != nil {
-		close(w.ready)
-		return
+	// The slot goes straight to the front waiter, unless MaxConcurrent was
+	// lowered below the calls in flight: then it is freed, and the waiter
+	// gets a slot once the calls in flight are below the new size.
+	if b.inFlight.Load() <= b.max.Load() {
+		if w := b.popLocked(); w != nil {
+			close(w.ready)
+			return
+		}
 	}
 	if b.inFlight.Add(-1) < 0 {
 		b.inFlight.Add(1)
@@ -191,7 +197,7 @@ func (b *Bulkhead) releaseLocked() {
 func (b *Bulkhead) handOffLocked() {
 	for b.head != nil {
 		n := b.inFlight.Load()
-		if n >= b.max {
+		if n >= b.max.Load() {
 			return
 		}
 		if b.inFlight.CompareAndSwap(n, n+1) {

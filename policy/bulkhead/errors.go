@@ -2,6 +2,7 @@ package bulkhead
 
 import (
 	"strconv"
+	"sync/atomic"
 
 	"github.com/resilience4cata/r4c/policy"
 )
@@ -22,7 +23,7 @@ var ErrFull = policy.ErrBulkheadFull
 // nothing. Its methods are safe for concurrent use.
 type BulkheadFullError struct {
 	instance string
-	msg      string
+	msg      atomic.Pointer[string] // rewritten when MaxConcurrent changes
 }
 
 func newFullError(instance string, max int) *BulkheadFullError {
@@ -30,11 +31,19 @@ func newFullError(instance string, max int) *BulkheadFullError {
 	if instance != "" {
 		msg += " (bulkhead " + instance + ")"
 	}
-	return &BulkheadFullError{instance: instance, msg: msg}
+	e := &BulkheadFullError{instance: instance}
+	e.msg.Store(&msg)
+	return e
+}
+
+// setMax rewrites the message for a new MaxConcurrent.
+func (e *BulkheadFullError) setMax(max int) {
+	n := newFullError(e.instance, max)
+	e.msg.Store(n.msg.Load())
 }
 
 // Error returns "r4c: bulkhead full: <n> calls in flight (bulkhead <instance>)".
-func (e *BulkheadFullError) Error() string { return e.msg }
+func (e *BulkheadFullError) Error() string { return *e.msg.Load() }
 
 // Unwrap returns [ErrFull].
 func (e *BulkheadFullError) Unwrap() error { return ErrFull }

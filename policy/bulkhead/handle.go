@@ -18,9 +18,14 @@ func NewHandle(b *Bulkhead) *Handle { return &Handle{b: b} }
 // [Stage].
 func (h *Handle) Bulkhead() *Bulkhead { return h.b }
 
-// Config returns the configuration the bulkhead was built with, defaults
-// filled in.
-func (h *Handle) Config() Config { return h.b.cfg }
+// Config returns the bulkhead's configuration, defaults filled in: as
+// built, with the changes of [Handle.SetMaxConcurrent] and of
+// Registry.Reload.
+func (h *Handle) Config() Config {
+	h.b.cmu.Lock()
+	defer h.b.cmu.Unlock()
+	return h.b.cfg
+}
 
 // MaxConcurrent returns the number of slots.
 func (h *Handle) MaxConcurrent() int { return h.b.MaxConcurrent() }

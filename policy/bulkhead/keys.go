@@ -14,7 +14,7 @@ var keys = policy.NewTable(
 	[]policy.Key[Config]{
 		policy.EnabledKey("false lets every call pass without taking a slot", func(c *Config) *bool { return &c.Disabled }),
 		policy.IntKey("maxConcurrent", DefaultMaxConcurrent, ">= 1", "how many calls may run at once",
-			func(c *Config) *int { return &c.MaxConcurrent }),
+			func(c *Config) *int { return &c.MaxConcurrent }).LiveFrom("now: a lower size rejects new calls until enough have ended"),
 		policy.DurationKey("maxWait", 0, ">= 0", "how long a call may wait, in FIFO order, for a free slot",
 			func(c *Config) *time.Duration { return &c.MaxWait }).Note("fail fast"),
 	},

@@ -2,6 +2,8 @@ package ratelimit
 
 import (
 	"errors"
+	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/resilience4cata/r4c/policy"
@@ -24,11 +26,21 @@ var ErrRateLimited = errors.New("r4c: rate limited")
 type RateLimitedError struct {
 	l        *Limiter
 	instance string
-	msg      string
+	msg      atomic.Pointer[string] // rewritten when the rate changes
 }
 
-// Error returns "r4c: rate limited: <limit> per <period> (ratelimit <instance>)".
-func (e *RateLimitedError) Error() string { return e.msg }
+// setMessage writes the message for limit per period.
+func (e *RateLimitedError) setMessage(limit int, period time.Duration) {
+	msg := "r4c: rate limited: " + strconv.Itoa(limit) + " per " + period.String()
+	if e.instance != "" {
+		msg += " (ratelimit " + e.instance + ")"
+	}
+	e.msg.Store(&msg)
+}
+
+// Error returns "r4c: rate limited: <limit> per <period> (ratelimit <instance>)",
+// with the rate in force when Error is called.
+func (e *RateLimitedError) Error() string { return *e.msg.Load() }
 
 // Unwrap returns [ErrRateLimited].
 func (e *RateLimitedError) Unwrap() error { return ErrRateLimited }

@@ -17,9 +17,13 @@ func NewHandle(l *Limiter) *Handle { return &Handle{l: l} }
 // instance, with [Limiter.Allow] and [Limiter.Wait] or through [Stage].
 func (h *Handle) Limiter() *Limiter { return h.l }
 
-// Config returns the configuration the limiter was built with, defaults
-// filled in.
-func (h *Handle) Config() Config { return h.l.cfg }
+// Config returns the limiter's configuration, defaults filled in: as built,
+// with the changes of its setters and of Registry.Reload.
+func (h *Handle) Config() Config {
+	h.l.mu.Lock()
+	defer h.l.mu.Unlock()
+	return h.l.cfg
+}
 
 // Available returns how many permits could be taken now (it reads the
 // clock once).
@@ -29,12 +33,13 @@ func (h *Handle) Available() int { return h.l.Available() }
 // clock once).
 func (h *Handle) Snapshot() Snapshot {
 	l := h.l
+	e, _ := l.load()
 	return Snapshot{
 		Disabled:   l.disabled,
-		Limit:      l.limit,
-		Period:     l.period,
-		Burst:      l.burst,
-		MaxWait:    l.maxWait,
+		Limit:      e.limit,
+		Period:     e.period,
+		Burst:      e.burst,
+		MaxWait:    e.maxWait,
 		Available:  l.Available(),
 		Rejections: int64(l.rejections.Load()),
 	}

@@ -14,13 +14,13 @@ var keys = policy.NewTable(
 	[]policy.Key[Config]{
 		policy.EnabledKey("false lets every call pass without taking a permit", func(c *Config) *bool { return &c.Disabled }),
 		policy.IntKey("limit", DefaultLimit, ">= 1, at most one per nanosecond of period", "permits per period",
-			func(c *Config) *int { return &c.Limit }),
+			func(c *Config) *int { return &c.Limit }).LiveFrom("the next permit"),
 		policy.DurationKey("period", DefaultPeriod, "> 0, period/limit at most 2^62ns (about 146 years)", "the period the limit is counted over",
-			func(c *Config) *time.Duration { return &c.Period }),
+			func(c *Config) *time.Duration { return &c.Period }).LiveFrom("the next permit"),
 		policy.IntKey("burst", 0, ">= 1, burst × period/limit at most 2^62ns", "how many permits may be taken at once after a quiet spell",
-			func(c *Config) *int { return &c.Burst }).Derived("limit"),
+			func(c *Config) *int { return &c.Burst }).Derived("limit").LiveFrom("now: the permits free stay free, up to the new burst"),
 		policy.DurationKey("maxWait", 0, ">= 0", "how long a call may wait for a permit",
-			func(c *Config) *time.Duration { return &c.MaxWait }).Note("reject at once"),
+			func(c *Config) *time.Duration { return &c.MaxWait }).Note("reject at once").LiveFrom("the next call that waits"),
 	},
 )
 

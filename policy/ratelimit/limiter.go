@@ -3,7 +3,8 @@ package ratelimit
 import (
 	"context"
 	"math"
-	"strconv"
+	"runtime"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -26,25 +27,66 @@ import (
 // is not usable.
 type Limiter struct {
 	rejectEvent events.Event // the CallRejected event, boxed once
+	// st is the current era: the rate's settings and the theoretical
+	// arrival time measured at that rate. A setter starts a new era (see
+	// Limiter.update); a permit is taken within one era.
+	st atomic.Pointer[era]
+
+	disabled bool
+	clock    policy.Clock
+	bus      *events.Bus
+	instance string
+	err      *RateLimitedError
+
+	mu  sync.Mutex // serialises setters; guards cfg
+	cfg Config     // as built or last set, defaults filled in; for the handle
+
+	rejections atomic.Uint64
+}
+
+// era is the limiter's settings from one change to the next, with its own
+// theoretical arrival time. Only tat changes during an era.
+type era struct {
 	// tat is the theoretical arrival time: the clock reading at which the
 	// bucket would be empty again if nobody took another permit. A permit
 	// may be taken at now when max(tat, now) - now <= tolerance, and taking
-	// it moves tat to max(tat, now) + interval.
+	// it moves tat to max(tat, now) + interval. A setter ends the era by
+	// swapping tat to closed; takers that see closed load the next era.
 	tat       atomic.Int64
 	interval  int64 // Period / Limit in nanoseconds, at least 1
 	tolerance int64 // (Burst - 1) * interval
 
-	cfg          Config // as built, defaults filled in; for the handle
 	limit, burst int
 	period       time.Duration
 	maxWait      time.Duration
-	disabled     bool
-	clock        policy.Clock
-	bus          *events.Bus
-	instance     string
-	err          *RateLimitedError
+}
 
-	rejections atomic.Uint64
+// closed is the tat of an era that a setter has ended.
+const closed = math.MinInt64
+
+func newEra(cfg *Config) *era {
+	interval := int64(cfg.Period) / int64(cfg.Limit)
+	return &era{
+		interval:  interval,
+		tolerance: int64(cfg.Burst-1) * interval,
+		limit:     cfg.Limit,
+		burst:     cfg.Burst,
+		period:    cfg.Period,
+		maxWait:   cfg.MaxWait,
+	}
+}
+
+// load returns the current era and its tat, which is not closed.
+func (l *Limiter) load() (*era, int64) {
+	for {
+		e := l.st.Load()
+		if tat := e.tat.Load(); tat != closed {
+			return e, tat
+		}
+		// A setter is between closing this era and opening the next: a
+		// few instructions.
+		runtime.Gosched()
+	}
 }
 
 // New returns the limiter that cfg describes, reading and waiting on env's
@@ -57,28 +99,20 @@ func New(cfg Config, env policy.Env) (*Limiter, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	interval := int64(cfg.Period) / int64(cfg.Limit)
 	l := &Limiter{
-		cfg:       cfg,
-		interval:  interval,
-		tolerance: int64(cfg.Burst-1) * interval,
-		limit:     cfg.Limit,
-		burst:     cfg.Burst,
-		period:    cfg.Period,
-		maxWait:   cfg.MaxWait,
-		disabled:  cfg.Disabled,
-		clock:     env.ClockOrSystem(),
-		bus:       env.Events,
-		instance:  env.Instance,
+		cfg:      cfg,
+		disabled: cfg.Disabled,
+		clock:    env.ClockOrSystem(),
+		bus:      env.Events,
+		instance: env.Instance,
 	}
-	msg := "r4c: rate limited: " + strconv.Itoa(cfg.Limit) + " per " + cfg.Period.String()
-	if env.Instance != "" {
-		msg += " (ratelimit " + env.Instance + ")"
-	}
-	l.err = &RateLimitedError{l: l, instance: env.Instance, msg: msg}
+	l.err = &RateLimitedError{l: l, instance: env.Instance}
+	l.err.setMessage(cfg.Limit, cfg.Period)
 	// Boxed once, so that publishing a rejection allocates nothing.
 	l.rejectEvent = events.CallRejected{Policy: "ratelimit", Instance: env.Instance, Err: l.err}
-	l.tat.Store(l.clock.Nanotime())
+	e := newEra(&cfg)
+	e.tat.Store(l.clock.Nanotime())
+	l.st.Store(e)
 	return l, nil
 }
 
@@ -114,12 +148,9 @@ func (l *Limiter) AllowAt(now int64) (ok bool, retryAfter time.Duration) {
 // If the permit would come later than MaxWait from now (with the default
 // MaxWait of 0: if none is free now), or later than ctx's deadline, Wait
 // returns the limiter's [*RateLimitedError] at once without waiting in
-// vain and takes nothing. If ctx is done while it waits, Wait returns
-// ctx.Err() unchanged (the caller's cancellation is never reported as
-// "rate limited") and gives its own permit back if it is still the last
-// one reserved; if a later call has reserved one since, whose time cannot
-// move, the permit is lost rather than handed out twice: the rate is never
-// exceeded. A free permit is taken at once without
+// vain and takes nothing. If ctx is done while it waits, Wait gives the
+// permit back and returns ctx.Err() unchanged: the caller's cancellation is
+// never reported as "rate limited". A free permit is taken at once without
 // looking at ctx. Wait allocates only when it has to wait (a timer).
 func (l *Limiter) Wait(ctx context.Context) error {
 	if l.disabled {
@@ -136,15 +167,15 @@ func (l *Limiter) Available() int { return l.AvailableAt(l.clock.Nanotime()) }
 // AvailableAt returns how many permits could be taken at now, a reading of
 // the limiter's clock.
 func (l *Limiter) AvailableAt(now int64) int {
-	tat := l.tat.Load()
+	e, tat := l.load()
 	if tat <= now {
-		return l.burst
+		return e.burst
 	}
-	room := now + l.tolerance - tat // how far tat may still advance
+	room := now + e.tolerance - tat // how far tat may still advance
 	if room < 0 {
 		return 0
 	}
-	return int(room/l.interval) + 1
+	return int(room/e.interval) + 1
 }
 
 // RetryAfter returns how long from now until a permit is free, if nobody
@@ -154,7 +185,8 @@ func (l *Limiter) RetryAfter() time.Duration { return l.RetryAfterAt(l.clock.Nan
 // RetryAfterAt is [Limiter.RetryAfter] at now, a reading of the limiter's
 // clock.
 func (l *Limiter) RetryAfterAt(now int64) time.Duration {
-	if d := l.tat.Load() - now - l.tolerance; d > 0 {
+	e, tat := l.load()
+	if d := tat - now - e.tolerance; d > 0 {
 		return time.Duration(d)
 	}
 	return 0
@@ -162,42 +194,52 @@ func (l *Limiter) RetryAfterAt(now int64) time.Duration {
 
 // take takes the next permit if it comes within maxWait of now, and returns
 // how long after now it comes (0 if it is free at once) and how it moved
-// tat (for giveBack). If it comes later, take takes nothing and returns
-// false with the wait it would have needed. The arithmetic saturates: a reservation that would end after the
-// largest reading ends there, and the limiter stays shut from then on,
-// rather than wrapping around and letting every call through.
+// the era's tat (for giveBack). If it comes later, take takes nothing and
+// returns false with the wait it would have needed. The arithmetic
+// saturates: a reservation that would end after the largest reading ends
+// there, and the limiter stays shut from then on, rather than wrapping
+// around and letting every call through.
 func (l *Limiter) take(now, maxWait int64) (wait int64, r reservation, ok bool) {
 	for {
-		tat := l.tat.Load()
+		e := l.st.Load()
+		tat := e.tat.Load()
+		if tat == closed {
+			runtime.Gosched() // a setter is opening the next era
+			continue
+		}
 		t := max(tat, now)
-		wait = t - now - l.tolerance
+		wait = t - now - e.tolerance
 		if wait > maxWait {
 			return wait, reservation{}, false
 		}
-		end := t + l.interval
+		end := t + e.interval
 		if end < t { // overflow
 			end = math.MaxInt64
 		}
-		if l.tat.CompareAndSwap(tat, end) {
-			return max(wait, 0), reservation{from: t, to: end}, true
+		if e.tat.CompareAndSwap(tat, end) {
+			return max(wait, 0), reservation{era: e, from: t, to: end}, true
 		}
 	}
 }
 
-// reservation is how a permit moved tat: from from to to.
-type reservation struct{ from, to int64 }
+// reservation is how a permit moved an era's tat: from from to to.
+type reservation struct {
+	era      *era
+	from, to int64
+}
 
 // giveBack returns the permit of reservation r, taken by a wait that was
-// cancelled. The permit goes back only while it is still the
-// last one reserved (tat is still r.to): tat moves back to where it was
-// before, as if the wait had never been. If a later call has reserved a
-// permit since, that call's time was computed after ours and cannot move,
-// so the cancelled permit is lost: moving tat back by one interval then
-// would hand the next call the time of the last reservation, and two calls
-// would pass at once. The limiter never exceeds its rate; a cancellation
-// may cost a permit.
+// cancelled. The permit goes back only while it is still the last one
+// reserved (its era is current and its tat is still r.to): tat moves back
+// to where it was before, as if the wait had never been. If a later call
+// has reserved a permit since, that call's time was computed after ours and
+// cannot move, so the cancelled permit is lost: moving tat back by one
+// interval then would hand the next call the time of the last reservation,
+// and two calls would pass at once. Likewise if a setter opened a new era
+// since. The limiter never exceeds its rate; a cancellation may cost a
+// permit.
 func (l *Limiter) giveBack(r reservation) {
-	l.tat.CompareAndSwap(r.to, r.from)
+	r.era.tat.CompareAndSwap(r.to, r.from)
 }
 
 // wait takes a permit at now as [Limiter.Wait] describes, and reports
@@ -206,13 +248,14 @@ func (l *Limiter) wait(ctx context.Context, now int64) (waited bool, err error) 
 	if _, _, ok := l.take(now, 0); ok {
 		return false, nil
 	}
-	if l.maxWait <= 0 {
+	maxWait := l.st.Load().maxWait
+	if maxWait <= 0 {
 		return false, l.reject()
 	}
 	if err := ctx.Err(); err != nil {
 		return false, err
 	}
-	limit := int64(l.maxWait)
+	limit := int64(maxWait)
 	if dl, ok := ctx.Deadline(); ok {
 		limit = min(limit, int64(dl.Sub(l.clock.Now())))
 	}

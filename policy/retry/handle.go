@@ -7,8 +7,13 @@ type Handle struct{ r *Retry }
 // Handle returns the handle of r.
 func (r *Retry) Handle() *Handle { return &Handle{r} }
 
-// Config returns the configuration r was built with, defaults filled in.
-func (h *Handle) Config() Config { return h.r.cfg }
+// Config returns the retry's configuration, defaults filled in: as built,
+// with the changes of its setters and of Registry.Reload.
+func (h *Handle) Config() Config {
+	h.r.mu.Lock()
+	defer h.r.mu.Unlock()
+	return h.r.cfg
+}
 
 // Snapshot is a retry's figures at one moment. Counts are totals since the
 // retry was built; each call that ended is counted in exactly one of the
@@ -55,7 +60,7 @@ func (h *Handle) Snapshot() Snapshot {
 	r := h.r
 	s := Snapshot{
 		Disabled:              r.disabled,
-		MaxAttempts:           r.maxAttempts,
+		MaxAttempts:           r.bo.Load().maxAttempts,
 		Retries:               r.retries.Load(),
 		SuccessesWithoutRetry: r.successes.Load(),
 		SuccessesWithRetry:    r.successesRetried.Load(),

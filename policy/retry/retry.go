@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"math/rand/v2"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -31,19 +32,16 @@ type Retry struct {
 	bus      *events.Bus
 	instance string
 
-	disabled    bool
-	maxAttempts int
-	wait        time.Duration
-	maxDelay    time.Duration
-	multiplier  float64
-	jitter      Jitter
-	rand        func() float64
-	retryOn     []error
-	retryIf     func(error) bool
-	abortOn     []error
-	abortIf     func(error) bool
-	resultIf    func(any) bool
-	budget      *budget // nil: no budget
+	disabled bool
+	bo       atomic.Pointer[backoff] // the live settings; a setter swaps them
+	mu       sync.Mutex              // serialises setters; guards cfg
+	rand     func() float64
+	retryOn  []error
+	retryIf  func(error) bool
+	abortOn  []error
+	abortIf  func(error) bool
+	resultIf func(any) bool
+	budget   *budget // nil: no budget
 
 	retries          atomic.Int64
 	successesRetried atomic.Int64
@@ -63,26 +61,22 @@ func New(cfg Config, env policy.Env) (*Retry, error) {
 		return nil, err
 	}
 	r := &Retry{
-		cfg:         cfg,
-		clock:       env.ClockOrSystem(),
-		bus:         env.Events,
-		instance:    env.Instance,
-		disabled:    cfg.Disabled,
-		maxAttempts: cfg.MaxAttempts,
-		wait:        cfg.Wait,
-		maxDelay:    cfg.MaxDelay,
-		multiplier:  cfg.Multiplier,
-		jitter:      cfg.Jitter,
-		rand:        cfg.Rand,
-		retryOn:     cfg.RetryOn,
-		retryIf:     cfg.RetryIf,
-		abortOn:     cfg.AbortOn,
-		abortIf:     cfg.AbortIf,
-		resultIf:    cfg.RetryIfResult,
+		cfg:      cfg,
+		clock:    env.ClockOrSystem(),
+		bus:      env.Events,
+		instance: env.Instance,
+		disabled: cfg.Disabled,
+		rand:     cfg.Rand,
+		retryOn:  cfg.RetryOn,
+		retryIf:  cfg.RetryIf,
+		abortOn:  cfg.AbortOn,
+		abortIf:  cfg.AbortIf,
+		resultIf: cfg.RetryIfResult,
 	}
 	if r.rand == nil {
 		r.rand = rand.Float64
 	}
+	r.bo.Store(newBackoff(&cfg))
 	if cfg.BudgetRatio > 0 {
 		r.budget = newBudget(cfg.BudgetRatio, cfg.BudgetWindow, cfg.BudgetMinRetries, r.clock.Nanotime())
 	}
@@ -152,23 +146,24 @@ func (r *Retry) retryable(err error) bool {
 // delay returns the wait before retry n (1 for the first retry). prev is
 // the previous wait, which JitterDecorrelated grows from.
 func (r *Retry) delay(n int, prev time.Duration) time.Duration {
+	bo := r.bo.Load()
 	var d float64
-	switch r.jitter {
+	switch bo.jitter {
 	case JitterDecorrelated:
-		lo := float64(r.wait)
+		lo := float64(bo.wait)
 		hi := 3 * math.Max(float64(prev), lo)
 		d = lo + r.rand()*(hi-lo)
 	default:
-		d = float64(r.wait) * math.Pow(r.multiplier, float64(n-1))
-		if r.maxDelay > 0 && d > float64(r.maxDelay) {
-			d = float64(r.maxDelay)
+		d = float64(bo.wait) * math.Pow(bo.multiplier, float64(n-1))
+		if bo.maxDelay > 0 && d > float64(bo.maxDelay) {
+			d = float64(bo.maxDelay)
 		}
-		if r.jitter == JitterFull {
+		if bo.jitter == JitterFull {
 			d *= r.rand()
 		}
 	}
-	if r.maxDelay > 0 && d > float64(r.maxDelay) {
-		d = float64(r.maxDelay)
+	if bo.maxDelay > 0 && d > float64(bo.maxDelay) {
+		d = float64(bo.maxDelay)
 	}
 	if d >= math.MaxInt64 || math.IsNaN(d) {
 		return time.Duration(math.MaxInt64)
@@ -216,7 +211,7 @@ func (r *Retry) decide(ctx context.Context, n int, err error, s policy.Stamp) ve
 		r.failed(n)
 		return stop
 	}
-	if n >= r.maxAttempts {
+	if n >= r.bo.Load().maxAttempts {
 		r.exhausted.Add(1)
 		return give
 	}
@@ -238,4 +233,19 @@ func (r *Retry) failed(n int) {
 
 func (r *Retry) exhaustedError(n int, err error, budget bool) error {
 	return &ExhaustedError{Attempts: n, Last: err, Instance: r.instance, Budget: budget}
+}
+
+// backoff is the retry's live settings: read at each decision and each
+// wait, and swapped whole by a setter.
+type backoff struct {
+	maxAttempts int
+	wait        time.Duration
+	maxDelay    time.Duration
+	multiplier  float64
+	jitter      Jitter
+}
+
+func newBackoff(cfg *Config) *backoff {
+	return &backoff{maxAttempts: cfg.MaxAttempts, wait: cfg.Wait, maxDelay: cfg.MaxDelay,
+		multiplier: cfg.Multiplier, jitter: cfg.Jitter}
 }

@@ -2,6 +2,7 @@ package timeout
 
 import (
 	"context"
+	"sync/atomic"
 	"time"
 
 	"github.com/resilience4cata/r4c/policy"
@@ -25,20 +26,32 @@ var ErrCallTimeout = policy.ErrCallTimeout
 // error. Its methods are safe for concurrent use.
 type CallTimeoutError struct {
 	instance string
-	timeout  time.Duration
-	msg      string
+	st       atomic.Pointer[timeoutText] // rewritten when the timeout changes
+}
+
+type timeoutText struct {
+	d   time.Duration
+	msg string
 }
 
 func newCallTimeoutError(instance string, d time.Duration) *CallTimeoutError {
-	msg := "r4c: call timed out after " + d.String()
-	if instance != "" {
-		msg += " (timeout " + instance + ")"
-	}
-	return &CallTimeoutError{instance: instance, timeout: d, msg: msg}
+	e := &CallTimeoutError{instance: instance}
+	e.set(d)
+	return e
 }
 
-// Error returns "r4c: call timed out after <timeout> (timeout <instance>)".
-func (e *CallTimeoutError) Error() string { return e.msg }
+// set rewrites the error for the timeout d.
+func (e *CallTimeoutError) set(d time.Duration) {
+	msg := "r4c: call timed out after " + d.String()
+	if e.instance != "" {
+		msg += " (timeout " + e.instance + ")"
+	}
+	e.st.Store(&timeoutText{d: d, msg: msg})
+}
+
+// Error returns "r4c: call timed out after <timeout> (timeout <instance>)",
+// with the timeout in force when Error is called.
+func (e *CallTimeoutError) Error() string { return e.st.Load().msg }
 
 // Unwrap returns [ErrCallTimeout].
 func (e *CallTimeoutError) Unwrap() error { return ErrCallTimeout }
@@ -53,7 +66,7 @@ func (e *CallTimeoutError) Is(target error) bool { return target == context.Dead
 func (e *CallTimeoutError) InstanceID() string { return e.instance }
 
 // Duration returns the configured timeout that fired.
-func (e *CallTimeoutError) Duration() time.Duration { return e.timeout }
+func (e *CallTimeoutError) Duration() time.Duration { return e.st.Load().d }
 
 // Timeout returns true: the error reports a timeout (the method net.Error
 // and context.DeadlineExceeded also have).

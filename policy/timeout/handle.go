@@ -12,12 +12,16 @@ type Handle struct{ t *Timeout }
 // NewHandle returns the handle of t.
 func NewHandle(t *Timeout) *Handle { return &Handle{t: t} }
 
-// Config returns the configuration the timeout was built with, defaults
-// filled in.
-func (h *Handle) Config() Config { return h.t.cfg }
+// Config returns the timeout's configuration, defaults filled in: as built,
+// with the changes of [Handle.SetTimeout] and of Registry.Reload.
+func (h *Handle) Config() Config {
+	h.t.mu.Lock()
+	defer h.t.mu.Unlock()
+	return h.t.cfg
+}
 
 // Timeout returns the configured timeout.
-func (h *Handle) Timeout() time.Duration { return h.t.d }
+func (h *Handle) Timeout() time.Duration { return h.t.Duration() }
 
 // Cooperative reports whether calls run on the caller's goroutine.
 func (h *Handle) Cooperative() bool { return h.t.cooperative }
@@ -27,7 +31,7 @@ func (h *Handle) Timeouts() int64 { return int64(h.t.timeouts.Load()) }
 
 // Snapshot returns the timeout's settings and figures at one moment.
 func (h *Handle) Snapshot() Snapshot {
-	return Snapshot{Disabled: h.t.disabled, Timeout: h.t.d, Cooperative: h.t.cooperative, Timeouts: h.Timeouts()}
+	return Snapshot{Disabled: h.t.disabled, Timeout: h.t.Duration(), Cooperative: h.t.cooperative, Timeouts: h.Timeouts()}
 }
 
 // Snapshot is a [Timeout]'s settings and figures at one moment. It

@@ -14,7 +14,7 @@ var keys = policy.NewTable(
 	[]policy.Key[Config]{
 		policy.EnabledKey("false lets every call pass untouched: no deadline, no goroutine", func(c *Config) *bool { return &c.Disabled }),
 		policy.DurationKey("timeout", DefaultTimeout, "> 0", "how long a call may run before the caller gets a CallTimeoutError",
-			func(c *Config) *time.Duration { return &c.Timeout }),
+			func(c *Config) *time.Duration { return &c.Timeout }).LiveFrom("the next call: a call in flight keeps its deadline"),
 		policy.BoolKey("cooperative", false, "run the call on the caller's goroutine and rely on it honouring its ctx",
 			func(c *Config) *bool { return &c.Cooperative }),
 	},

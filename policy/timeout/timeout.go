@@ -2,6 +2,7 @@ package timeout
 
 import (
 	"context"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -21,7 +22,8 @@ type Timeout struct {
 	clock       policy.Clock
 	bus         *events.Bus
 	instance    string
-	d           time.Duration
+	d           atomic.Int64 // the timeout in nanoseconds; a setter may change it
+	mu          sync.Mutex   // serialises setters; guards cfg
 	cooperative bool
 	disabled    bool
 	err         *CallTimeoutError
@@ -45,11 +47,11 @@ func New(cfg Config, env policy.Env) (*Timeout, error) {
 		clock:       env.ClockOrSystem(),
 		bus:         env.Events,
 		instance:    env.Instance,
-		d:           cfg.Timeout,
 		cooperative: cfg.Cooperative,
 		disabled:    cfg.Disabled,
 		err:         newCallTimeoutError(env.Instance, cfg.Timeout),
 	}
+	t.d.Store(int64(cfg.Timeout))
 	t.unit = newStage[struct{}](t)
 	return t, nil
 }
@@ -72,13 +74,13 @@ func (t *Timeout) Run(ctx context.Context, fn func(context.Context) error) error
 }
 
 // Duration returns the configured timeout.
-func (t *Timeout) Duration() time.Duration { return t.d }
+func (t *Timeout) Duration() time.Duration { return time.Duration(t.d.Load()) }
 
 // deadline returns the work's ctx: parent with a deadline Timeout from now
 // on t's clock, so that it fires on a ManualClock and ctx.Deadline() reaches
 // HTTP and gRPC calls. The caller must call cancel.
 func (t *Timeout) deadline(parent context.Context) (context.Context, context.CancelFunc) {
-	return t.clock.WithDeadline(parent, t.clock.Now().Add(t.d))
+	return t.clock.WithDeadline(parent, t.clock.Now().Add(time.Duration(t.d.Load())))
 }
 
 // ours reports whether the timeout fired for the work's ctx wctx made from
@@ -93,6 +95,6 @@ func ours(ctx, wctx context.Context) bool {
 func (t *Timeout) timedOut() {
 	t.timeouts.Add(1)
 	if t.bus.Active() {
-		t.bus.Publish(events.Timeout{Instance: t.instance, Timeout: t.d})
+		t.bus.Publish(events.Timeout{Instance: t.instance, Timeout: t.Duration()})
 	}
 }
