@@ -1,6 +1,7 @@
 package events
 
 import (
+	"context"
 	"sync"
 	"sync/atomic"
 )
@@ -15,7 +16,11 @@ type Bus struct {
 	subs atomic.Pointer[[]*subscriber] // copy-on-write; nil or empty: nobody listens
 }
 
-type subscriber struct{ fn func(Event) }
+// subscriber is one listener: fn, or fnc when it takes the call's ctx.
+type subscriber struct {
+	fn  func(Event)
+	fnc func(context.Context, Event)
+}
 
 // Subscribe adds fn as a listener and returns a function that removes it.
 // Calling stop more than once is harmless, and stop removes only this
@@ -26,18 +31,7 @@ type subscriber struct{ fn func(Event) }
 // allocate (the list of subscribers is copied on write), Publish does not.
 // Subscribe needs a non-nil Bus.
 func (b *Bus) Subscribe(fn func(Event)) (stop func()) {
-	s := &subscriber{fn: fn}
-	b.mu.Lock()
-	old := b.subs.Load()
-	var next []*subscriber
-	if old != nil {
-		next = append(next, *old...)
-	}
-	next = append(next, s)
-	b.subs.Store(&next)
-	b.mu.Unlock()
-	var once sync.Once
-	return func() { once.Do(func() { b.remove(s) }) }
+	return b.add(&subscriber{fn: fn})
 }
 
 func (b *Bus) remove(s *subscriber) {
@@ -71,16 +65,9 @@ func (b *Bus) Active() bool {
 // have. A subscriber added during the delivery gets the next event; one
 // stopped during it may still get this one. Publishing to a nil Bus or one
 // without subscribers does nothing. Build e only after Active returned
-// true. Publish allocates nothing.
+// true. Publish allocates nothing. Listeners added with
+// [Bus.SubscribeContext] receive context.Background(); policies publish
+// with [Bus.PublishContext] and the call's ctx.
 func (b *Bus) Publish(e Event) {
-	if b == nil {
-		return
-	}
-	subs := b.subs.Load()
-	if subs == nil {
-		return
-	}
-	for _, s := range *subs {
-		s.fn(e)
-	}
+	b.PublishContext(context.Background(), e)
 }

@@ -293,10 +293,10 @@ func (b *Breaker) published(from, to State) {
 	}
 }
 
-// refused publishes the refusal of a call.
-func (b *Breaker) refused(err *OpenError) {
+// refused publishes the refusal of a call made with ctx.
+func (b *Breaker) refused(ctx context.Context, err *OpenError) {
 	if b.bus.Active() {
-		b.bus.Publish(err.event)
+		b.bus.PublishContext(ctx, err.event)
 	}
 }
 
@@ -312,7 +312,7 @@ func (b *Breaker) Allow() (Permit, error) {
 	}
 	p, err := b.admit(e, b.clock.Nanotime())
 	if err != nil {
-		b.refused(err)
+		b.refused(context.Background(), err)
 		return Permit{}, err
 	}
 	return p, nil
@@ -343,7 +343,7 @@ func (b *Breaker) Do(ctx context.Context, fn func(context.Context) error) error 
 	}
 	p, oerr := b.admit(e, b.clock.Nanotime())
 	if oerr != nil {
-		b.refused(oerr)
+		b.refused(ctx, oerr)
 		return oerr
 	}
 	if p.e == nil {

@@ -78,7 +78,7 @@ func (b *Bulkhead) TryAcquire() bool {
 	if b.disabled || b.tryAcquire() {
 		return true
 	}
-	b.reject()
+	b.reject(context.Background())
 	return false
 }
 
@@ -100,7 +100,7 @@ func (b *Bulkhead) Acquire(ctx context.Context) error {
 		return nil
 	}
 	if b.maxWait <= 0 {
-		return b.reject()
+		return b.reject(ctx)
 	}
 	return b.wait(ctx)
 }
@@ -225,9 +225,9 @@ func (b *Bulkhead) wait(ctx context.Context) error {
 		return nil
 	case <-ctx.Done():
 		timer.Stop()
-		return b.giveUp(w, ctx.Err())
+		return b.giveUp(ctx, w, ctx.Err())
 	case <-timer.C():
-		return b.giveUp(w, nil)
+		return b.giveUp(ctx, w, nil)
 	}
 }
 
@@ -242,7 +242,7 @@ func (b *Bulkhead) wait(ctx context.Context) error {
 // its ctx is done — the caller's cancellation came first as far as the
 // caller can tell, so we prefer to fail, as x/sync/semaphore does, and the
 // slot goes to the next waiter or back to the free pool.
-func (b *Bulkhead) giveUp(w *waiter, cerr error) error {
+func (b *Bulkhead) giveUp(ctx context.Context, w *waiter, cerr error) error {
 	b.mu.Lock()
 	select {
 	case <-w.ready:
@@ -260,7 +260,7 @@ func (b *Bulkhead) giveUp(w *waiter, cerr error) error {
 	if cerr != nil {
 		return cerr
 	}
-	return b.reject()
+	return b.reject(ctx)
 }
 
 // pushLocked queues w at the back. b.mu must be held.
@@ -306,12 +306,12 @@ func (b *Bulkhead) removeLocked(w *waiter) {
 // that release and handOffLocked resolve.
 var testHookBeforeQueue func()
 
-// reject counts a rejection, publishes it and returns the preallocated
-// error.
-func (b *Bulkhead) reject() error {
+// reject counts a rejection, publishes it with the call's ctx and returns
+// the preallocated error.
+func (b *Bulkhead) reject(ctx context.Context) error {
 	b.rejections.Add(1)
 	if b.bus.Active() {
-		b.bus.Publish(b.rejectEvent)
+		b.bus.PublishContext(ctx, b.rejectEvent)
 	}
 	return b.err
 }

@@ -80,7 +80,7 @@ func (s stage[T]) again(ctx context.Context, next policy.Next[T], v T, err error
 		}
 		d := r.delay(n, prev)
 		prev = d
-		r.publish(n, d, err)
+		r.publish(ctx, n, d, err)
 		if werr := policy.Sleep(ctx, r.clock, d); werr != nil {
 			r.cancelled.Add(1)
 			var zero T
@@ -183,7 +183,7 @@ func (a *asyncCall[T]) done(v T, err error) {
 	}
 	d := r.delay(a.n, a.prev)
 	a.prev = d
-	r.publish(a.n, d, err)
+	r.publish(a.ctx, a.n, d, err)
 	if !a.release() {
 		r.cancelled.Add(1) // cancelled while deciding
 		return
