@@ -14,6 +14,7 @@ import (
 type Bus struct {
 	mu   sync.Mutex                    // serialises Subscribe and stop
 	subs atomic.Pointer[[]*subscriber] // copy-on-write; nil or empty: nobody listens
+	obs  atomic.Pointer[[]*observer]   // copy-on-write call observers; nil: none
 }
 
 // subscriber is one listener: fn, or fnc when it takes the call's ctx.
