@@ -306,3 +306,31 @@ func BenchmarkObserved(b *testing.B) {
 		}
 	}
 }
+
+// The per-instance counters the metrics modules export as outcomes:
+// calls the adaptive limit let go without a sample, and the breaker's
+// failures and ignored calls.
+func TestSnapshotsCountIgnoredAndFailedCalls(t *testing.T) {
+	_, reg := manual(t)
+	skip := errors.New("not the dependency's fault")
+	p, err := pipeline.NewBuilder[int](reg, "counted").
+		Breaker(func(c *breaker.Config) { c.IgnoreOn = []error{skip} }).
+		AdaptiveLimit(aimd(5)).
+		Build()
+	require.NoError(t, err)
+	boom := errors.New("boom")
+	for _, e := range []error{nil, boom, boom, skip} {
+		_, _ = p.Execute(func() (int, error) { return 0, e })
+	}
+	al, err := reg.AdaptiveLimit("counted")
+	require.NoError(t, err)
+	assert.EqualValues(t, 3, al.Snapshot().Ignored, "two failures and one ignored error: no samples")
+	br, err := reg.Breaker("counted")
+	require.NoError(t, err)
+	s := br.Snapshot()
+	assert.EqualValues(t, 2, s.FailedCalls)
+	assert.EqualValues(t, 1, s.IgnoredCalls)
+	assert.EqualValues(t, 3, s.Calls)
+	br.Reset()
+	assert.EqualValues(t, 2, br.Snapshot().FailedCalls, "Reset keeps the cumulative counts")
+}

@@ -26,8 +26,9 @@ type Limiter struct {
 	_   [2*padSize - hotStateSize]byte
 
 	rejections  atomic.Int64
+	ignored     atomic.Int64 // slots given back without a sample
 	rejectEvent events.Event // the CallRejected event, boxed once
-	_           [padSize - 8]byte
+	_           [padSize - 16]byte
 
 	// Set by New, read-only afterwards.
 	cfg      Config
@@ -364,6 +365,7 @@ func (l *Limiter) publishRejected(ctx context.Context) {
 // with ctx, the ctx of the call that ended the window).
 func (l *Limiter) release(ctx context.Context, p Permit, o Outcome, end int64) {
 	if o != OutcomeSuccess && o != OutcomeDrop {
+		l.ignored.Add(1)
 		if uint32(l.hot.word.Add(releaseInc)) == math.MaxUint32 {
 			l.overReleased(releaseInc)
 		}

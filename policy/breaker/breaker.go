@@ -29,7 +29,9 @@ type Breaker struct {
 
 	notPermitted atomic.Int64 // calls refused since New or Reset
 	retired      atomic.Int64 // calls recorded in epochs that ended
-	_            [48]byte
+	failed       atomic.Int64 // calls recorded as failures since New
+	ignoredCalls atomic.Int64 // calls ignored since New
+	_            [32]byte
 
 	cfg       Config
 	clock     policy.Clock
@@ -217,6 +219,7 @@ func (b *Breaker) finish(p Permit, o outcome, end int64) {
 		return // disabled, or the call straddled a transition: dropped
 	}
 	if o == ignored {
+		b.ignoredCalls.Add(1)
 		if e.state == StateHalfOpen {
 			e.trials.Add(-1) // give the trial permit back
 		}
@@ -225,6 +228,7 @@ func (b *Breaker) finish(p Permit, o outcome, end int64) {
 	code := codeCall
 	if o == failure {
 		code |= codeFail
+		b.failed.Add(1)
 	}
 	if end-p.start > b.slowDur {
 		code |= codeSlow
