@@ -53,14 +53,18 @@ var ErrNilRegistry = errors.New("r4cotel: nil registry")
 //
 // Metrics is safe for concurrent use and starts no goroutine.
 type Metrics struct {
-	reg   *r4c.Registry
-	base  []attribute.KeyValue
-	meter metric.Meter
+	reg     *r4c.Registry
+	base    []attribute.KeyValue
+	meter   metric.Meter
+	buckets []float64
 
 	rejectedInst metric.Int64ObservableCounter
 	changesInst  metric.Int64ObservableCounter
 	stateInst    metric.Int64ObservableGauge
 	retryInst    metric.Int64ObservableCounter
+	outcomeInst  metric.Int64ObservableCounter
+
+	calls *calls
 
 	adaptive  family[adaptivelimit.Snapshot]
 	timeouts  family[timeout.Snapshot]
@@ -78,6 +82,7 @@ type Metrics struct {
 
 	registration metric.Registration
 	stop         func()
+	stopCalls    func()
 	closeOnce    sync.Once
 	closeErr     error
 }
@@ -141,6 +146,11 @@ func Register(reg *r4c.Registry, opts ...Option) (*Metrics, error) {
 	if err := m.instruments(&all); err != nil {
 		return nil, err
 	}
+	calls, err := newCalls(m.meter, m.base, m.buckets)
+	if err != nil {
+		return nil, err
+	}
+	m.calls = calls
 	m.counts.Known(reg.Snapshot())
 	r, err := m.meter.RegisterCallback(m.observe, all...)
 	if err != nil {
@@ -148,6 +158,7 @@ func Register(reg *r4c.Registry, opts ...Option) (*Metrics, error) {
 	}
 	m.registration = r
 	m.stop = reg.Events().Subscribe(m.counts.Listen)
+	m.stopCalls = reg.Events().ObserveCalls(m.calls)
 	return m, nil
 }
 
@@ -178,7 +189,13 @@ func (m *Metrics) instruments(all *[]metric.Observable) error {
 	if err != nil {
 		return err
 	}
-	*all = append(*all, m.rejectedInst, m.changesInst, m.stateInst, m.retryInst)
+	m.outcomeInst, err = m.meter.Int64ObservableCounter("r4c.policy.calls",
+		metric.WithDescription("Calls a policy instance saw end in an outcome of its own kind: dropped, ignored, rejected, failure, timed_out, retried, hedged, fallback."),
+		metric.WithUnit("{call}"))
+	if err != nil {
+		return err
+	}
+	*all = append(*all, m.rejectedInst, m.changesInst, m.stateInst, m.retryInst, m.outcomeInst)
 	if m.adaptive, err = newFamily(m.meter, adaptiveLimitSpecs, all); err != nil {
 		return err
 	}
@@ -265,6 +282,9 @@ func (m *Metrics) observe(_ context.Context, o metric.Observer) error {
 	m.counts.Changes.Each(func(k eventcount.Key, n uint64) {
 		o.ObserveInt64(m.changesInst, int64(n), attrs(attrKey{instance: k.Instance}))
 	})
+	eventcount.PolicyOutcomes(snap, func(kind, instance, outcome string, n int64) {
+		o.ObserveInt64(m.outcomeInst, n, attrs(attrKey{instance: instance, kind: kind, outcome: outcome}))
+	})
 	return nil
 }
 
@@ -274,6 +294,7 @@ func (m *Metrics) observe(_ context.Context, o metric.Observer) error {
 func (m *Metrics) Close() error {
 	m.closeOnce.Do(func() {
 		m.stop()
+		m.stopCalls()
 		m.closeErr = m.registration.Unregister()
 	})
 	return m.closeErr
