@@ -51,6 +51,11 @@ var ErrNilRegistry = errors.New("r4cotel: nil registry")
 // add per event, with no allocation once the instance is known. They count
 // from the moment Register returned.
 //
+// The call instruments, r4c.pipeline.calls and r4c.pipeline.call.duration,
+// are synchronous, fed by an events.CallObserver that Register adds to the
+// registry's bus: every call through a pipeline of the registry adds to
+// them, with no allocation once its series exists.
+//
 // Metrics is safe for concurrent use and starts no goroutine.
 type Metrics struct {
 	reg     *r4c.Registry
@@ -288,8 +293,10 @@ func (m *Metrics) observe(_ context.Context, o metric.Observer) error {
 	return nil
 }
 
-// Close unregisters the callback and unsubscribes from the registry's
-// events: the instruments report nothing more. Close is idempotent and
+// Close unregisters the callback, unsubscribes from the registry's events
+// and removes the call observer: the observable instruments report nothing
+// more and the call instruments count nothing more (what they counted stays
+// in the SDK). Close is idempotent and
 // returns the error of unregistering the callback, the same on every call.
 func (m *Metrics) Close() error {
 	m.closeOnce.Do(func() {

@@ -40,6 +40,13 @@ const (
 // is known (instances are known from their first scrape, or from
 // NewCollector). They count from the moment the Collector was made.
 //
+// The call metrics, r4c_pipeline_calls_total and
+// r4c_pipeline_call_duration_seconds, are fed by an events.CallObserver the
+// Collector adds to the registry's bus: every call through a pipeline of
+// the registry adds to a counter and, when admitted, to a histogram, with
+// no allocation once its series exists. r4c_policy_calls_total is read from
+// the snapshots at scrape time.
+//
 // A Collector is safe for concurrent use: scrapes may run while calls
 // publish events. It starts no goroutine; [Collector.Close] unsubscribes it.
 type Collector struct {
@@ -145,8 +152,9 @@ func NewCollector(reg *r4c.Registry, opts ...Option) *Collector {
 	return c
 }
 
-// Close unsubscribes the Collector from the registry's events. The event-fed
-// counters stop moving; scrapes still work. Close is idempotent.
+// Close unsubscribes the Collector from the registry's events and removes
+// its call observer. The event-fed counters and the call metrics stop
+// moving; scrapes still work. Close is idempotent.
 func (c *Collector) Close() {
 	c.closeOnce.Do(func() {
 		c.stop()
