@@ -32,12 +32,29 @@ func WithBuckets(bounds ...float64) Option {
 	return bucketsOption(append([]float64(nil), bounds...))
 }
 
+type exemplarsOption func(context.Context) (traceID, spanID string)
+
+func (o exemplarsOption) apply(c *Collector) { c.exemplars = o }
+
+// WithExemplars attaches an exemplar to the call metrics of every call
+// whose ctx holds a trace: ids reads the trace and span ids from the ctx
+// (r4cotel.TraceIDs, in module github.com/resilience4cata/r4c/metrics/otel,
+// reads OpenTelemetry's), and the counter and histogram observations of
+// that call carry them as the labels trace_id and span_id. Exemplars are
+// exposed in the OpenMetrics format (promhttp.HandlerOpts.EnableOpenMetrics).
+// A call without a trace costs one call of ids more and allocates nothing;
+// a traced call allocates its exemplar's labels.
+func WithExemplars(ids func(ctx context.Context) (traceID, spanID string)) Option {
+	return exemplarsOption(ids)
+}
+
 // calls is the Collector's events.CallObserver: it counts each pipeline's
 // calls by outcome and records the latency of the admitted ones.
 type calls struct {
-	total *prometheus.CounterVec
-	dur   *prometheus.HistogramVec
-	cache eventcount.Cache[eventcount.CallKey, callSeries]
+	total     *prometheus.CounterVec
+	dur       *prometheus.HistogramVec
+	cache     eventcount.Cache[eventcount.CallKey, callSeries]
+	exemplars func(context.Context) (string, string)
 }
 
 // callSeries are the children of one key, looked up once: Inc and Observe
@@ -47,7 +64,7 @@ type callSeries struct {
 	dur   prometheus.Observer
 }
 
-func newCalls(constLabels prometheus.Labels, buckets []float64) *calls {
+func newCalls(constLabels prometheus.Labels, buckets []float64, exemplars func(context.Context) (string, string)) *calls {
 	if len(buckets) == 0 {
 		buckets = DefaultBuckets()
 	}
@@ -65,6 +82,7 @@ func newCalls(constLabels prometheus.Labels, buckets []float64) *calls {
 		}, []string{"pipeline", "outcome"}),
 	}
 	c.cache.New = c.series
+	c.exemplars = exemplars
 	return c
 }
 
@@ -80,8 +98,21 @@ func (c *calls) series(k eventcount.CallKey) callSeries {
 // ObserveCall counts call and records its latency unless it was rejected.
 // It implements events.CallObserver; it allocates nothing once a call of
 // the same pipeline and outcome has been seen.
-func (c *calls) ObserveCall(_ context.Context, call events.Call) {
+func (c *calls) ObserveCall(ctx context.Context, call events.Call) {
 	s := c.cache.Get(eventcount.KeyOf(call))
+	if c.exemplars != nil {
+		if tid, sid := c.exemplars(ctx); tid != "" {
+			ex := prometheus.Labels{"trace_id": tid}
+			if sid != "" {
+				ex["span_id"] = sid
+			}
+			s.count.(prometheus.ExemplarAdder).AddWithExemplar(1, ex)
+			if s.dur != nil {
+				s.dur.(prometheus.ExemplarObserver).ObserveWithExemplar(call.Latency.Seconds(), ex)
+			}
+			return
+		}
+	}
 	s.count.Inc()
 	if s.dur != nil {
 		s.dur.Observe(call.Latency.Seconds())

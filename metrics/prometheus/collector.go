@@ -1,6 +1,7 @@
 package r4cprometheus
 
 import (
+	"context"
 	"maps"
 	"sync"
 
@@ -53,6 +54,7 @@ type Collector struct {
 	reg         *r4c.Registry
 	constLabels prometheus.Labels
 	buckets     []float64
+	exemplars   func(context.Context) (string, string)
 
 	rejectedDesc *prometheus.Desc
 	changesDesc  *prometheus.Desc
@@ -136,7 +138,7 @@ func NewCollector(reg *r4c.Registry, opts ...Option) *Collector {
 	c.outcomeDesc = prometheus.NewDesc("r4c_policy_calls_total",
 		"Calls a policy instance saw end in an outcome of its own kind: dropped, ignored, rejected, failure, timed_out, retried, hedged, fallback.",
 		[]string{"kind", "instance", "outcome"}, cl)
-	c.calls = newCalls(cl, c.buckets)
+	c.calls = newCalls(cl, c.buckets, c.exemplars)
 	c.adaptive = newFamily(adaptiveLimitSpecs, cl)
 	c.timeouts = newFamily(timeoutSpecs, cl)
 	c.bulkheads = newFamily(bulkheadSpecs, cl)

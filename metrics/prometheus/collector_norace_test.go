@@ -47,3 +47,14 @@ func TestObservedCallsAllocateNothing(t *testing.T) {
 	_, _ = p.Search.Execute(ok)
 	assert.Zero(t, testing.AllocsPerRun(1000, func() { _, _ = p.Search.Execute(ok) }), "rejected")
 }
+
+// WithExemplars costs an untraced call no allocation.
+func TestUntracedCallsWithExemplarsAllocateNothing(t *testing.T) {
+	clk, reg := newRegistry(t)
+	p := build(t, clk, reg)
+	c := r4cprometheus.NewCollector(reg, r4cprometheus.WithExemplars(traceIDs))
+	defer c.Close()
+	_, err := p.Search.Execute(ok)
+	require.NoError(t, err)
+	assert.Zero(t, testing.AllocsPerRun(1000, func() { _, _ = p.Search.Execute(ok) }))
+}

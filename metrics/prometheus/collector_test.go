@@ -2,6 +2,7 @@ package r4cprometheus_test
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"slices"
 	"strings"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
+	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -499,4 +501,63 @@ func TestDocListsEveryMetric(t *testing.T) {
 	slices.Sort(got)
 	slices.Sort(doc)
 	assert.Equal(t, doc, got)
+}
+
+type traceKey struct{}
+
+func traceIDs(ctx context.Context) (string, string) {
+	v, _ := ctx.Value(traceKey{}).([2]string)
+	return v[0], v[1]
+}
+
+// A traced call leaves its trace on the call metrics as an exemplar; an
+// untraced one counts all the same, without one.
+func TestExemplarsCarryTheCallsTrace(t *testing.T) {
+	clk, reg := newRegistry(t)
+	p := build(t, clk, reg)
+	c := r4cprometheus.NewCollector(reg, r4cprometheus.WithExemplars(traceIDs))
+	defer c.Close()
+	traced := context.WithValue(context.Background(), traceKey{}, [2]string{"4bf92f3577b34da6a3ce929d0e0e4736", "00f067aa0ba902b7"})
+	_, err := p.Search.ExecuteContext(traced, func(context.Context) (string, error) { return "ok", nil })
+	require.NoError(t, err)
+	_, err = p.Search.Execute(ok)
+	require.NoError(t, err)
+
+	pr := prometheus.NewPedanticRegistry()
+	require.NoError(t, pr.Register(c))
+	mfs, err := pr.Gather()
+	require.NoError(t, err)
+	var found int
+	for _, mf := range mfs {
+		switch mf.GetName() {
+		case "r4c_pipeline_calls_total":
+			m := mf.GetMetric()[0]
+			assert.EqualValues(t, 2, m.GetCounter().GetValue())
+			ex := m.GetCounter().GetExemplar()
+			require.NotNil(t, ex)
+			assert.Equal(t, map[string]string{"trace_id": "4bf92f3577b34da6a3ce929d0e0e4736", "span_id": "00f067aa0ba902b7"}, labelMap(ex.GetLabel()))
+			found++
+		case "r4c_pipeline_call_duration_seconds":
+			h := mf.GetMetric()[0].GetHistogram()
+			assert.EqualValues(t, 2, h.GetSampleCount())
+			var exemplars int
+			for _, b := range h.GetBucket() {
+				if ex := b.GetExemplar(); ex != nil {
+					exemplars++
+					assert.Equal(t, "4bf92f3577b34da6a3ce929d0e0e4736", labelMap(ex.GetLabel())["trace_id"])
+				}
+			}
+			assert.Equal(t, 1, exemplars)
+			found++
+		}
+	}
+	assert.Equal(t, 2, found)
+}
+
+func labelMap(pairs []*dto.LabelPair) map[string]string {
+	m := map[string]string{}
+	for _, p := range pairs {
+		m[p.GetName()] = p.GetValue()
+	}
+	return m
 }

@@ -102,7 +102,9 @@
 // retried; hedge hedged; fallback fallback. Pipeline names, like instance
 // ids, are chosen by the program, and a series appears with the first call
 // of its outcome, so the number of series stays bounded. The latency
-// buckets run from 1ms to 10s; set them with [WithBuckets].
+// buckets run from 1ms to 10s; set them with [WithBuckets]. With
+// [WithExemplars], a traced call's observations carry its trace_id and
+// span_id as an exemplar.
 //
 // The state label takes the values closed, open, half-open, disabled and
 // forced-open. The outcome label takes success_without_retry,
