@@ -7,6 +7,7 @@ import (
 	"errors"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -61,11 +62,11 @@ type optionFunc func(*Dashboard) error
 func (f optionFunc) apply(d *Dashboard) error { return f(d) }
 
 // WithInterval sets how often a sample is taken (default 1s). It must be
-// at least 10ms.
+// at least 10ms (else R4C-ATR-004, key dashboard.interval).
 func WithInterval(d time.Duration) Option {
 	return optionFunc(func(x *Dashboard) error {
 		if d < 10*time.Millisecond {
-			return &ConfigError{Key: "interval", Value: d.String(), Rule: "must be at least 10ms"}
+			return &r4c.ConfigError{Code: r4c.CodeNegativeDuration, Key: "dashboard.interval", Value: d.String(), Rule: "must be at least 10ms"}
 		}
 		x.interval = d
 		return nil
@@ -73,11 +74,11 @@ func WithInterval(d time.Duration) Option {
 }
 
 // WithHistory sets how many samples the ring keeps (default 300). It must
-// be between 2 and 100000.
+// be between 2 and 100000 (else R4C-ATR-005, key dashboard.history).
 func WithHistory(n int) Option {
 	return optionFunc(func(x *Dashboard) error {
 		if n < 2 || n > 100000 {
-			return &ConfigError{Key: "history", Value: itoa(n), Rule: "must be between 2 and 100000"}
+			return &r4c.ConfigError{Code: r4c.CodeOutOfRange, Key: "dashboard.history", Value: strconv.Itoa(n), Rule: "must be between 2 and 100000"}
 		}
 		x.ring = make([]frame, 0, n)
 		return nil
@@ -92,18 +93,9 @@ func WithTitle(title string) Option {
 	})
 }
 
-// ConfigError reports an option of [New] out of its range.
-type ConfigError struct {
-	Key, Value, Rule string
-}
-
-// Error returns "r4c: dashboard: <key>=<value>: <rule>".
-func (e *ConfigError) Error() string {
-	return "r4c: dashboard: " + e.Key + "=" + e.Value + ": " + e.Rule
-}
-
 // New returns the dashboard of reg. It returns [ErrNilRegistry] for a nil
-// reg and a *[ConfigError] for an option out of range; then no dashboard.
+// reg and an *r4c.ConfigError (matching r4c.ErrConfig, with its code, key,
+// value and rule) for an option out of range; then no dashboard.
 func New(reg *r4c.Registry, opts ...Option) (*Dashboard, error) {
 	if reg == nil {
 		return nil, ErrNilRegistry
@@ -207,9 +199,4 @@ func writeJSON(w http.ResponseWriter, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-store")
 	_, _ = w.Write(b)
-}
-
-func itoa(n int) string {
-	b, _ := json.Marshal(n)
-	return string(b)
 }

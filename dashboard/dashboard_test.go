@@ -90,14 +90,15 @@ func TestNewRejectsBadOptions(t *testing.T) {
 		opt  dashboard.Option
 		want string
 	}{
-		{dashboard.WithInterval(time.Millisecond), "r4c: dashboard: interval=1ms: must be at least 10ms"},
-		{dashboard.WithHistory(1), "r4c: dashboard: history=1: must be between 2 and 100000"},
-		{dashboard.WithHistory(100001), "r4c: dashboard: history=100001: must be between 2 and 100000"},
+		{dashboard.WithInterval(time.Millisecond), "R4C-ATR-004 dashboard.interval=1ms: must be at least 10ms"},
+		{dashboard.WithHistory(1), "R4C-ATR-005 dashboard.history=1: must be between 2 and 100000"},
+		{dashboard.WithHistory(100001), "R4C-ATR-005 dashboard.history=100001: must be between 2 and 100000"},
 	} {
 		d, err := dashboard.New(reg, tc.opt)
 		assert.Nil(t, d)
-		var ce *dashboard.ConfigError
+		var ce *r4c.ConfigError
 		require.ErrorAs(t, err, &ce)
+		require.ErrorIs(t, err, r4c.ErrConfig)
 		assert.EqualError(t, err, tc.want)
 	}
 	d, err := dashboard.New(reg, nil, dashboard.WithInterval(50*time.Millisecond))
