@@ -60,3 +60,37 @@ func TestBufferedContextKeepsEachEventsContext(t *testing.T) {
 	assert.Nil(t, <-got)
 	assert.Zero(t, b.Dropped())
 }
+
+func TestCallOutcomeNames(t *testing.T) {
+	var names []string
+	for _, o := range events.CallOutcomes() {
+		names = append(names, o.String())
+	}
+	assert.Equal(t, []string{"success", "failure", "timeout", "rejected", "cancelled"}, names)
+	assert.Equal(t, "unknown", events.CallOutcome(9).String())
+}
+
+type countCalls struct{ n int }
+
+func (c *countCalls) ObserveCall(context.Context, events.Call) { c.n++ }
+
+func TestObserveCallsAddAndStop(t *testing.T) {
+	var bus events.Bus
+	var nilBus *events.Bus
+	assert.False(t, nilBus.CallsObserved())
+	nilBus.ObserveCall(context.Background(), events.Call{}) // no panic
+	a, b := &countCalls{}, &countCalls{}
+	stopA := bus.ObserveCalls(a)
+	stopB := bus.ObserveCalls(b)
+	bus.ObserveCall(context.Background(), events.Call{Pipeline: "p"})
+	stopA()
+	stopA() // idempotent
+	bus.ObserveCall(context.Background(), events.Call{Pipeline: "p"})
+	assert.Equal(t, 1, a.n)
+	assert.Equal(t, 2, b.n)
+	assert.True(t, bus.CallsObserved())
+	stopB()
+	assert.False(t, bus.CallsObserved())
+	bus.ObserveCall(context.Background(), events.Call{Pipeline: "p"})
+	assert.Equal(t, 2, b.n)
+}
