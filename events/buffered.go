@@ -1,6 +1,7 @@
 package events
 
 import (
+	"context"
 	"sync"
 	"sync/atomic"
 )
@@ -14,8 +15,8 @@ import (
 // Buffered owns a goroutine: call Close when done with it. It is safe for
 // concurrent use.
 type Buffered struct {
-	fn      func(Event)
-	ch      chan Event
+	fn      func(context.Context, Event)
+	ch      chan queued
 	dropped atomic.Uint64
 	once    sync.Once
 	mu      sync.RWMutex // held for reading while sending; Close takes it to close ch
@@ -28,25 +29,47 @@ type Buffered struct {
 // (a size below 1 means 1). fn runs on that goroutine only, one event at a
 // time.
 func NewBuffered(size int, fn func(Event)) *Buffered {
+	return NewBufferedContext(size, func(_ context.Context, e Event) { fn(e) })
+}
+
+// NewBufferedContext is [NewBuffered] for a listener that takes the call's
+// ctx beside each event (see [Bus.SubscribeContext]): pass
+// [Buffered.ListenContext] to Bus.SubscribeContext. The ctx travels with
+// the event through the buffer; by the time fn runs the call may have
+// ended, so fn should only read values from it (a trace id, a span to add
+// an event to), never wait on it.
+func NewBufferedContext(size int, fn func(context.Context, Event)) *Buffered {
 	if size < 1 {
 		size = 1
 	}
-	b := &Buffered{fn: fn, ch: make(chan Event, size), done: make(chan struct{})}
+	b := &Buffered{fn: fn, ch: make(chan queued, size), done: make(chan struct{})}
 	go b.run()
 	return b
 }
 
+// queued is an event waiting in the buffer, with its call's ctx.
+type queued struct {
+	ctx context.Context
+	e   Event
+}
+
 func (b *Buffered) run() {
 	defer close(b.done)
-	for e := range b.ch {
-		b.fn(e)
+	for q := range b.ch {
+		b.fn(q.ctx, q.e)
 	}
 }
 
 // Listen queues e for the listener, or drops (and counts) it if the buffer
 // is full or Buffered is closed. It never blocks and allocates nothing.
-// Pass it to [Bus.Subscribe].
+// Pass it to [Bus.Subscribe]. The listener gets context.Background().
 func (b *Buffered) Listen(e Event) {
+	b.ListenContext(context.Background(), e)
+}
+
+// ListenContext queues e with its call's ctx, like [Buffered.Listen]. Pass
+// it to [Bus.SubscribeContext].
+func (b *Buffered) ListenContext(ctx context.Context, e Event) {
 	b.mu.RLock()
 	defer b.mu.RUnlock()
 	if b.closed {
@@ -54,7 +77,7 @@ func (b *Buffered) Listen(e Event) {
 		return
 	}
 	select {
-	case b.ch <- e:
+	case b.ch <- queued{ctx, e}:
 	default:
 		b.dropped.Add(1)
 	}

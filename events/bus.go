@@ -1,6 +1,7 @@
 package events
 
 import (
+	"context"
 	"sync"
 	"sync/atomic"
 )
@@ -13,9 +14,14 @@ import (
 type Bus struct {
 	mu   sync.Mutex                    // serialises Subscribe and stop
 	subs atomic.Pointer[[]*subscriber] // copy-on-write; nil or empty: nobody listens
+	obs  atomic.Pointer[[]*observer]   // copy-on-write call observers; nil: none
 }
 
-type subscriber struct{ fn func(Event) }
+// subscriber is one listener: fn, or fnc when it takes the call's ctx.
+type subscriber struct {
+	fn  func(Event)
+	fnc func(context.Context, Event)
+}
 
 // Subscribe adds fn as a listener and returns a function that removes it.
 // Calling stop more than once is harmless, and stop removes only this
@@ -27,18 +33,7 @@ type subscriber struct{ fn func(Event) }
 // allocate (the list of subscribers is copied on write), Publish does not.
 // Subscribe needs a non-nil Bus.
 func (b *Bus) Subscribe(fn func(Event)) (stop func()) {
-	s := &subscriber{fn: fn}
-	b.mu.Lock()
-	old := b.subs.Load()
-	var next []*subscriber
-	if old != nil {
-		next = append(next, *old...)
-	}
-	next = append(next, s)
-	b.subs.Store(&next)
-	b.mu.Unlock()
-	var once sync.Once
-	return func() { once.Do(func() { b.remove(s) }) }
+	return b.add(&subscriber{fn: fn})
 }
 
 func (b *Bus) remove(s *subscriber) {
@@ -74,34 +69,26 @@ func (b *Bus) Active() bool {
 // without subscribers does nothing. Build e only after Active returned
 // true. Publish allocates nothing. If a subscriber panics, the ones after
 // it still get e, and the first panic goes on once they all have.
+// Listeners added with [Bus.SubscribeContext] receive
+// context.Background(); policies publish with [Bus.PublishContext] and the
+// call's ctx.
 func (b *Bus) Publish(e Event) {
-	if b == nil {
-		return
-	}
-	subs := b.subs.Load()
-	if subs == nil {
-		return
-	}
-	var first any
-	panicked := false
-	for _, s := range *subs {
-		if p, ok := deliver(s.fn, e); !ok && !panicked {
-			first, panicked = p, true
-		}
-	}
-	if panicked {
-		panic(first)
-	}
+	b.PublishContext(context.Background(), e)
 }
 
-// deliver calls fn(e) and reports whether it returned; if it panicked,
-// deliver returns the panic's value. A runtime.Goexit in fn goes on.
-func deliver(fn func(Event), e Event) (p any, ok bool) {
+// deliver calls s with ctx and e and reports whether it returned; if it
+// panicked, deliver returns the panic's value. A runtime.Goexit in s goes
+// on.
+func deliver(ctx context.Context, s *subscriber, e Event) (p any, ok bool) {
 	defer func() {
 		if !ok {
 			p = recover()
 		}
 	}()
-	fn(e)
+	if s.fnc != nil {
+		s.fnc(ctx, e)
+	} else {
+		s.fn(e)
+	}
 	return nil, true
 }

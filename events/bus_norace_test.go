@@ -6,6 +6,7 @@
 package events_test
 
 import (
+	"context"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -24,5 +25,22 @@ func TestPublishAllocatesNothing(t *testing.T) {
 	defer stop()
 	allocs = testing.AllocsPerRun(1000, func() { b.Publish(e) })
 	assert.Zero(t, allocs, "with a subscriber")
+	assert.Positive(t, n)
+}
+
+func TestPublishContextAllocatesNothing(t *testing.T) {
+	var b events.Bus
+	e := ev("x")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	n := 0
+	stop := b.SubscribeContext(func(c context.Context, _ events.Event) {
+		if c == ctx {
+			n++
+		}
+	})
+	defer stop()
+	allocs := testing.AllocsPerRun(1000, func() { b.PublishContext(ctx, e) })
+	assert.Zero(t, allocs)
 	assert.Positive(t, n)
 }

@@ -21,4 +21,22 @@
 //
 // Admitted calls publish nothing. With no subscriber, publishing costs one
 // atomic load and the event is never built.
+//
+// # The call's ctx
+//
+// Events hold no ctx. A listener that needs the ctx of the call that caused
+// an event (to add a span event, to log a trace id) subscribes with
+// [Bus.SubscribeContext]; policies publish with [Bus.PublishContext], and
+// the bus passes the ctx beside the event, so a policy's preallocated
+// event stays allocation-free. [NewBufferedContext] carries it through a
+// buffer.
+//
+// # Call observers
+//
+// A [CallObserver] added with [Bus.ObserveCalls] is told of every call
+// that ends in the pipelines of the registry: its pipeline, its outcome
+// ([CallOutcome]), the kind that rejected it, its latency. The metrics
+// modules count outcomes and record latencies with one. A pipeline checks
+// for observers with one atomic load per call; observers receive no
+// events and do not make the bus active.
 package events

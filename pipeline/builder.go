@@ -155,7 +155,7 @@ func (b *Builder[T]) Build() (*Pipeline[T], error) {
 			return nil, &r4c.ConfigError{Code: r4c.CodeBuilder, Key: b.name, Value: "Use#" + strconv.Itoa(i+1), Rule: "a custom policy must not be nil"}
 		}
 	}
-	p := &Pipeline[T]{name: b.name}
+	p := &Pipeline[T]{name: b.name, bus: b.reg.Events(), clock: b.reg.Clock()}
 	var links []policy.Link[T]
 	add := func(kind string, l policy.Link[T]) {
 		if b.tap != nil {

@@ -45,4 +45,16 @@
 // ExecuteFuture (a future per stage that holds something); a retry that
 // waits (a timer) and an exhausted retry's error; a hedge (a goroutine per
 // attempt); events, only when somebody subscribed.
+//
+// # Observation
+//
+// Every call that ends is reported to the call observers of the registry's
+// bus (events.CallObserver, added with reg.Events().ObserveCalls; the
+// metrics modules add one): the pipeline's name, the outcome (success,
+// failure, timeout, rejected with the rejecting kind, or cancelled by the
+// caller) and the latency on the registry's clock. A call checks for
+// observers with one atomic load; an observed call reads the clock on entry
+// and hands that reading to its first timed stage, which would have read
+// it anyway, and allocates nothing more. A call whose function panics is
+// not reported.
 package pipeline

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 
+	"github.com/resilience4cata/r4c/events"
 	"github.com/resilience4cata/r4c/future"
 	"github.com/resilience4cata/r4c/policy"
 )
@@ -17,6 +18,8 @@ var ErrNilFunc = errors.New("r4c: pipeline: nil function")
 type Pipeline[T any] struct {
 	name  string
 	chain policy.Chain[T] // linked once, at Build
+	bus   *events.Bus     // the registry's: its call observers are checked on every call
+	clock policy.Clock    // the registry's: read for observed calls only
 	kinds []string
 	// detaches is set when a stage may call the function after Execute
 	// has returned, or call it on a goroutine of its own: an enabled hedge,
@@ -43,6 +46,9 @@ func (p *Pipeline[T]) Execute(fn func() (T, error)) (T, error) {
 		var zero T
 		return zero, ErrNilFunc
 	}
+	if p.bus.CallsObserved() {
+		return p.runObserved(context.Background(), nil, fn)
+	}
 	v, _, err := p.chain.Next(nil, fn).Run(context.Background())
 	return v, err
 }
@@ -55,6 +61,9 @@ func (p *Pipeline[T]) ExecuteContext(ctx context.Context, fn func(context.Contex
 	if fn == nil {
 		var zero T
 		return zero, ErrNilFunc
+	}
+	if p.bus.CallsObserved() {
+		return p.runObserved(ctx, fn, nil)
 	}
 	v, _, err := p.chain.Next(fn, nil).Run(ctx)
 	return v, err
@@ -96,6 +105,9 @@ func (p *Pipeline[T]) ExecuteFuture(ctx context.Context, fn func(context.Context
 		return future.Failed[T](ErrNilFunc)
 	}
 	ctx, cancel := context.WithCancel(ctx)
+	if p.bus.CallsObserved() {
+		return p.futureObserved(ctx, fn, cancel)
+	}
 	f := p.chain.AsyncNext(fn).Call(ctx)
 	f.OnComplete(func(T, error) { cancel() })
 	return f

@@ -32,6 +32,7 @@ type request = func(context.Context) (string, error)
 
 // protected sends each request through an r4c pipeline.
 type protected struct {
+	reg      *r4c.Registry
 	pipeline *pipeline.Pipeline[string]
 	limit    *adaptivelimit.Handle
 	get      request
@@ -90,7 +91,7 @@ func newProtected(cfg config, get request) (*protected, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &protected{pipeline: p, limit: limit, get: get}, nil
+	return &protected{reg: reg, pipeline: p, limit: limit, get: get}, nil
 }
 
 func (p *protected) Name() string {

@@ -42,6 +42,9 @@
 //	-seed       seed of the arrivals and the service times (1)
 //	-chart      where to write the chart (overload.svg in the current
 //	            directory, or in the temporary directory if that fails)
+//	-dashboard  an address such as 127.0.0.1:8080: serve r4c's live
+//	            dashboard (package dashboard) of the run through r4c there,
+//	            and print its URL; open it in a browser while the run goes on
 //
 // Everything stays on the loopback interface, every loop is bounded in
 // time and count, and the program closes everything it opened before it
@@ -64,6 +67,7 @@ func main() {
 	flag.StringVar(&cfg.Algorithm, "algorithm", cfg.Algorithm, "adaptive limit algorithm: little (recommended), gradient2 (the library's default), aimd or vegas")
 	flag.IntVar(&cfg.Workers, "capacity", cfg.Workers, "the server's workers at full capacity")
 	flag.Uint64Var(&cfg.Seed, "seed", cfg.Seed, "seed of the arrivals and the service times")
+	flag.StringVar(&cfg.Dashboard, "dashboard", "", "serve r4c's live dashboard on this address while the run goes on, such as 127.0.0.1:8080 (the URL is printed)")
 	flag.StringVar(&cfg.Chart, "chart", "", "where to write the SVG chart (default overload.svg in the current directory, else in "+os.TempDir()+")")
 	flag.Parse()
 	if flag.NArg() > 0 {
@@ -93,6 +97,7 @@ type config struct {
 	Seed        uint64        // seed of the arrivals and the service times
 	Chart       string        // the chart's path; "" for the default
 	Tick        time.Duration // how often a progress line is printed
+	Dashboard   string        // address to serve r4c's dashboard on; "" for none
 }
 
 func defaultConfig() config {

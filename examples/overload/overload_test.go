@@ -10,6 +10,7 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
+	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -283,4 +284,34 @@ func parseSVG(t *testing.T, svg []byte) (root string, polylines int) {
 			}
 		}
 	}
+}
+
+func TestRunServesTheDashboard(t *testing.T) {
+	cfg := tinyConfig(t)
+	cfg.Unprotected = 200 * time.Millisecond
+	cfg.Dashboard = "127.0.0.1:0"
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // a safety net only
+	defer cancel()
+	var out bytes.Buffer
+	require.NoError(t, run(ctx, cfg, &out))
+	assert.Regexp(t, `dashboard  http://127\.0\.0\.1:\d+/r4c/ \(live while the run through r4c goes on\)`, out.String())
+}
+
+func TestDashboardServesTheRegistry(t *testing.T) {
+	p, err := newProtected(tinyConfig(t), func(context.Context) (string, error) { return "ok", nil })
+	require.NoError(t, err)
+	l, err := startDashboard("127.0.0.1:0", p.reg)
+	require.NoError(t, err)
+	defer func() { require.NoError(t, l.stop()) }()
+	for path, want := range map[string]string{"data": `"adaptive_limits":[{"id":"backend"`, "": "<title>r4c dashboard</title>"} {
+		resp, err := http.Get(l.url + path)
+		require.NoError(t, err)
+		b, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		require.NoError(t, err)
+		assert.Equal(t, http.StatusOK, resp.StatusCode)
+		assert.Contains(t, string(b), want)
+	}
+	_, err = startDashboard("127.0.0.1:-1", p.reg)
+	assert.ErrorContains(t, err, "-dashboard 127.0.0.1:-1")
 }

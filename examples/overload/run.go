@@ -23,9 +23,21 @@ func run(ctx context.Context, cfg config, out io.Writer) error {
 
 	fmt.Fprintf(out, "\n1/2  with r4c: retry → adaptive limit (%s) → timeout %v → server, for %v\n",
 		strings.ToLower(cfg.Algorithm), cfg.Timeout, cfg.Duration)
+	var live *liveDashboard
 	with, err := runOnce(ctx, cfg, out, cfg.Duration, func(get request) (client, error) {
-		return newProtected(cfg, get)
+		p, err := newProtected(cfg, get)
+		if err != nil || cfg.Dashboard == "" {
+			return p, err
+		}
+		if live, err = startDashboard(cfg.Dashboard, p.reg); err != nil {
+			return nil, err
+		}
+		printDashboard(out, live)
+		return p, nil
 	})
+	if live != nil {
+		err = errors.Join(err, live.stop())
+	}
 	if err != nil {
 		return err
 	}

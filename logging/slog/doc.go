@@ -27,6 +27,21 @@
 // a retry; timeout for a timeout; attempt for a hedge; kind for an event of
 // another type.
 //
+// # Traces and the caller's line
+//
+// [ContextListener] subscribes with events.Bus.SubscribeContext and hands
+// the ctx of the call that caused each event to the handler, so handlers
+// that read trace or request ids from ctx find them; [WithTrace] adds the
+// attributes trace_id and span_id read by a function of that ctx, such as
+// r4cotel.TraceIDs:
+//
+//	stop := reg.Events().SubscribeContext(
+//		r4cslog.ContextListener(logger, r4cslog.WithTrace(r4cotel.TraceIDs)))
+//
+// With either listener, a record's source (HandlerOptions.AddSource) is the
+// line of the program that made the call through the pipeline, not a line
+// of r4c; an event published on a goroutine of r4c's own has no source.
+//
 // # Slow handlers
 //
 // A listener runs on the goroutine of the call that caused the event, so a
@@ -41,6 +56,9 @@
 //	defer buf.Close()
 //	stop := reg.Events().Subscribe(buf.Listen)
 //	defer stop()
+//
+// events.NewBufferedContext does the same for a [ContextListener]; the
+// records then carry the trace ids but no source.
 //
 // The zap equivalent is in the module github.com/resilience4cata/r4c/logging/zap.
 package r4cslog

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/resilience4cata/r4c/events"
+	"github.com/resilience4cata/r4c/internal/caller"
+	"github.com/resilience4cata/r4c/policy"
 )
 
 // Messages of the records Listener writes.
@@ -20,95 +22,170 @@ const (
 	MsgEvent               = "r4c: event"
 )
 
+// Option configures a listener made by [Listener] or [ContextListener].
+type Option interface {
+	apply(*listener)
+}
+
+type traceOption func(context.Context) (traceID, spanID string)
+
+func (o traceOption) apply(l *listener) { l.trace = o }
+
+// WithTrace makes the listener add the attributes trace_id and span_id to
+// every record, as ids returns them from the ctx of the call that caused
+// the event (an empty id is left out). r4cotel.TraceIDs (module
+// github.com/resilience4cata/r4c/metrics/otel) reads OpenTelemetry's. It
+// takes effect with [ContextListener], which receives that ctx.
+func WithTrace(ids func(ctx context.Context) (traceID, spanID string)) Option {
+	return traceOption(ids)
+}
+
+// listener is the state of one listener.
+type listener struct {
+	logger *slog.Logger
+	trace  func(context.Context) (string, string)
+}
+
 // Listener returns an event listener that logs each event to logger as one
 // record with structured attributes, at the level the package doc lists.
-// A nil logger means slog.Default(), looked up at each event.
+// A nil logger means slog.Default(), looked up at each event. The record's
+// source (for a handler with AddSource) is the line of the program that
+// made the call which caused the event, not a line of r4c.
 //
 // The listener is safe for concurrent use (as the logger's handler must
 // be). It checks the handler's Enabled before building a record, so an
 // event below the handler's level allocates nothing. It runs on the
 // publishing goroutine: for a slow handler, wrap it in events.NewBuffered.
-func Listener(logger *slog.Logger) func(events.Event) {
-	return func(e events.Event) { log(logger, e) }
+// To log the trace of each call, use [ContextListener].
+func Listener(logger *slog.Logger, opts ...Option) func(events.Event) {
+	l := newListener(logger, opts)
+	return func(e events.Event) { l.log(context.Background(), e) }
 }
 
-func log(logger *slog.Logger, e events.Event) {
+// ContextListener is [Listener] for events.Bus.SubscribeContext: it hands
+// the ctx of the call that caused each event to the logger's handler (so
+// a handler that reads trace or request ids from ctx finds them) and, with
+// [WithTrace], adds trace_id and span_id to the record:
+//
+//	stop := reg.Events().SubscribeContext(r4cslog.ContextListener(logger, r4cslog.WithTrace(r4cotel.TraceIDs)))
+//
+// For a slow handler, wrap it in events.NewBufferedContext.
+func ContextListener(logger *slog.Logger, opts ...Option) func(context.Context, events.Event) {
+	return newListener(logger, opts).log
+}
+
+func newListener(logger *slog.Logger, opts []Option) *listener {
+	l := &listener{logger: logger}
+	for _, o := range opts {
+		if o != nil {
+			o.apply(l)
+		}
+	}
+	return l
+}
+
+// log writes e's record, with ctx, if the handler takes its level.
+func (l *listener) log(ctx context.Context, e events.Event) {
+	logger := l.logger
 	if logger == nil {
 		logger = slog.Default()
 	}
-	ctx := context.Background()
-	switch e := e.(type) {
-	case events.LimitChanged:
-		if logger.Enabled(ctx, slog.LevelInfo) {
-			logger.LogAttrs(ctx, slog.LevelInfo, MsgLimitChanged,
-				slog.String("policy", "adaptivelimit"),
-				slog.String("instance", e.Instance),
-				slog.Int("old_limit", e.OldLimit),
-				slog.Int("new_limit", e.NewLimit),
-				slog.Duration("window_latency", e.WindowLatency),
-				optDuration("long_latency", e.LongLatency),
-				slog.Int("max_in_flight", e.MaxInFlight),
-				slog.Bool("dropped", e.Dropped),
-				slog.Int("samples", e.Samples))
-		}
-	case events.CallRejected:
-		if logger.Enabled(ctx, slog.LevelDebug) {
-			logger.LogAttrs(ctx, slog.LevelDebug, MsgCallRejected,
-				slog.String("policy", e.Policy),
-				slog.String("instance", e.Instance),
-				errAttr(e.Err))
-		}
-	case events.BreakerStateChanged:
-		level := slog.LevelInfo
-		if e.To == "open" || e.To == "forced-open" {
-			level = slog.LevelWarn
-		}
-		if logger.Enabled(ctx, level) {
-			logger.LogAttrs(ctx, level, MsgBreakerStateChanged,
-				slog.String("policy", "breaker"),
-				slog.String("instance", e.Instance),
-				slog.String("from", e.From),
-				slog.String("to", e.To))
-		}
-	case events.RetryAttempt:
-		if logger.Enabled(ctx, slog.LevelDebug) {
-			logger.LogAttrs(ctx, slog.LevelDebug, MsgRetryAttempt,
-				slog.String("policy", "retry"),
-				slog.String("instance", e.Instance),
-				slog.Int("attempt", e.Attempt),
-				slog.Duration("wait", e.Wait),
-				errAttr(e.Err))
-		}
-	case events.Timeout:
-		if logger.Enabled(ctx, slog.LevelInfo) {
-			logger.LogAttrs(ctx, slog.LevelInfo, MsgTimeout,
-				slog.String("policy", "timeout"),
-				slog.String("instance", e.Instance),
-				slog.Duration("timeout", e.Timeout))
-		}
-	case events.HedgeStarted:
-		if logger.Enabled(ctx, slog.LevelDebug) {
-			logger.LogAttrs(ctx, slog.LevelDebug, MsgHedgeStarted,
-				slog.String("policy", "hedge"),
-				slog.String("instance", e.Instance),
-				slog.Int("attempt", e.Attempt))
-		}
-	case events.FallbackUsed:
-		if logger.Enabled(ctx, slog.LevelDebug) {
-			logger.LogAttrs(ctx, slog.LevelDebug, MsgFallbackUsed,
-				slog.String("policy", "fallback"),
-				slog.String("instance", e.Instance),
-				errAttr(e.Err))
-		}
-	default:
-		if e != nil && logger.Enabled(ctx, slog.LevelDebug) {
-			policy, instance := e.Source()
-			logger.LogAttrs(ctx, slog.LevelDebug, MsgEvent,
-				slog.String("policy", policy),
-				slog.String("instance", instance),
-				slog.String("kind", e.Kind().String()))
+	level, msg := levelOf(e)
+	if e == nil || !logger.Enabled(ctx, level) {
+		return
+	}
+	var buf [12]slog.Attr
+	attrs := appendAttrs(buf[:0], e)
+	if l.trace != nil {
+		if tid, sid := l.trace(ctx); tid != "" {
+			attrs = append(attrs, slog.String("trace_id", tid))
+			if sid != "" {
+				attrs = append(attrs, slog.String("span_id", sid))
+			}
 		}
 	}
+	r := slog.NewRecord(policy.System.Now(), level, msg, caller.PC())
+	r.AddAttrs(attrs...)
+	_ = logger.Handler().Handle(ctx, r)
+}
+
+// levelOf returns the level and message of e's record.
+func levelOf(e events.Event) (slog.Level, string) {
+	switch e := e.(type) {
+	case events.LimitChanged:
+		return slog.LevelInfo, MsgLimitChanged
+	case events.CallRejected:
+		return slog.LevelDebug, MsgCallRejected
+	case events.BreakerStateChanged:
+		if e.To == "open" || e.To == "forced-open" {
+			return slog.LevelWarn, MsgBreakerStateChanged
+		}
+		return slog.LevelInfo, MsgBreakerStateChanged
+	case events.RetryAttempt:
+		return slog.LevelDebug, MsgRetryAttempt
+	case events.Timeout:
+		return slog.LevelInfo, MsgTimeout
+	case events.HedgeStarted:
+		return slog.LevelDebug, MsgHedgeStarted
+	case events.FallbackUsed:
+		return slog.LevelDebug, MsgFallbackUsed
+	}
+	return slog.LevelDebug, MsgEvent
+}
+
+// appendAttrs appends the attributes of e's record.
+func appendAttrs(attrs []slog.Attr, e events.Event) []slog.Attr {
+	switch e := e.(type) {
+	case events.LimitChanged:
+		return append(attrs,
+			slog.String("policy", "adaptivelimit"),
+			slog.String("instance", e.Instance),
+			slog.Int("old_limit", e.OldLimit),
+			slog.Int("new_limit", e.NewLimit),
+			slog.Duration("window_latency", e.WindowLatency),
+			optDuration("long_latency", e.LongLatency),
+			slog.Int("max_in_flight", e.MaxInFlight),
+			slog.Bool("dropped", e.Dropped),
+			slog.Int("samples", e.Samples))
+	case events.CallRejected:
+		return append(attrs,
+			slog.String("policy", e.Policy),
+			slog.String("instance", e.Instance),
+			errAttr(e.Err))
+	case events.BreakerStateChanged:
+		return append(attrs,
+			slog.String("policy", "breaker"),
+			slog.String("instance", e.Instance),
+			slog.String("from", e.From),
+			slog.String("to", e.To))
+	case events.RetryAttempt:
+		return append(attrs,
+			slog.String("policy", "retry"),
+			slog.String("instance", e.Instance),
+			slog.Int("attempt", e.Attempt),
+			slog.Duration("wait", e.Wait),
+			errAttr(e.Err))
+	case events.Timeout:
+		return append(attrs,
+			slog.String("policy", "timeout"),
+			slog.String("instance", e.Instance),
+			slog.Duration("timeout", e.Timeout))
+	case events.HedgeStarted:
+		return append(attrs,
+			slog.String("policy", "hedge"),
+			slog.String("instance", e.Instance),
+			slog.Int("attempt", e.Attempt))
+	case events.FallbackUsed:
+		return append(attrs,
+			slog.String("policy", "fallback"),
+			slog.String("instance", e.Instance),
+			errAttr(e.Err))
+	}
+	policy, instance := e.Source()
+	return append(attrs,
+		slog.String("policy", policy),
+		slog.String("instance", instance),
+		slog.String("kind", e.Kind().String()))
 }
 
 // optDuration returns the attribute key=d, or an empty attribute (which

@@ -29,6 +29,21 @@
 // a retry; timeout for a timeout; attempt for a hedge; kind for an event of
 // another type. Durations are encoded by the logger's DurationEncoder.
 //
+// # Traces and the caller's line
+//
+// [ContextListener] subscribes with events.Bus.SubscribeContext; with
+// [WithTrace] each entry carries trace_id and span_id, read from the ctx of
+// the call that caused the event by a function such as r4cotel.TraceIDs:
+//
+//	stop := reg.Events().SubscribeContext(
+//		r4czap.ContextListener(logger, r4czap.WithTrace(r4cotel.TraceIDs)))
+//
+// When the logger records callers (zap.AddCaller), an entry's caller is
+// the line of the program that made the call through the pipeline, found
+// on the stack when the entry is written, not a line of r4c (so no
+// zap.AddCallerSkip is needed, whatever the depth of the pipeline). An
+// event published on a goroutine of r4c's own has no caller.
+//
 // # Slow cores
 //
 // A listener runs on the goroutine of the call that caused the event, so a

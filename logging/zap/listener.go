@@ -1,12 +1,14 @@
 package r4czap
 
 import (
+	"context"
 	"time"
 
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 
 	"github.com/resilience4cata/r4c/events"
+	"github.com/resilience4cata/r4c/internal/caller"
 )
 
 // Messages of the entries Listener writes.
@@ -21,97 +23,176 @@ const (
 	MsgEvent               = "r4c: event"
 )
 
+// Option configures a listener made by [Listener] or [ContextListener].
+type Option interface {
+	apply(*listener)
+}
+
+type traceOption func(context.Context) (traceID, spanID string)
+
+func (o traceOption) apply(l *listener) { l.trace = o }
+
+// WithTrace makes the listener add the fields trace_id and span_id to
+// every entry, as ids returns them from the ctx of the call that caused
+// the event (an empty id is left out). r4cotel.TraceIDs (module
+// github.com/resilience4cata/r4c/metrics/otel) reads OpenTelemetry's. It
+// takes effect with [ContextListener], which receives that ctx.
+func WithTrace(ids func(ctx context.Context) (traceID, spanID string)) Option {
+	return traceOption(ids)
+}
+
+// listener is the state of one listener.
+type listener struct {
+	logger *zap.Logger
+	trace  func(context.Context) (string, string)
+}
+
 // Listener returns an event listener that logs each event to logger as one
 // entry with structured fields, at the level the package doc lists. A nil
-// logger means zap.L(), looked up at each event.
+// logger means zap.L(), looked up at each event. When the logger records
+// its caller (zap.AddCaller), the entry's caller is the line of the
+// program that made the call which caused the event, not a line of r4c.
 //
 // The listener is safe for concurrent use. It calls logger.Check before
 // building the fields, so an event below the core's level allocates
 // nothing. It runs on the publishing goroutine: for a slow core, wrap it in
-// events.NewBuffered.
-func Listener(logger *zap.Logger) func(events.Event) {
-	return func(e events.Event) { log(logger, e) }
+// events.NewBuffered. To log the trace of each call, use [ContextListener].
+func Listener(logger *zap.Logger, opts ...Option) func(events.Event) {
+	l := newListener(logger, opts)
+	return func(e events.Event) { l.log(context.Background(), e) }
 }
 
-func log(logger *zap.Logger, e events.Event) {
+// ContextListener is [Listener] for events.Bus.SubscribeContext: with
+// [WithTrace], each entry carries the trace_id and span_id of the call that
+// caused the event:
+//
+//	stop := reg.Events().SubscribeContext(r4czap.ContextListener(logger, r4czap.WithTrace(r4cotel.TraceIDs)))
+//
+// For a slow core, wrap it in events.NewBufferedContext.
+func ContextListener(logger *zap.Logger, opts ...Option) func(context.Context, events.Event) {
+	return newListener(logger, opts).log
+}
+
+func newListener(logger *zap.Logger, opts []Option) *listener {
+	l := &listener{logger: logger}
+	for _, o := range opts {
+		if o != nil {
+			o.apply(l)
+		}
+	}
+	return l
+}
+
+// log writes e's entry if the core takes its level.
+func (l *listener) log(ctx context.Context, e events.Event) {
+	if e == nil {
+		return
+	}
+	logger := l.logger
 	if logger == nil {
 		logger = zap.L()
 	}
-	switch e := e.(type) {
-	case events.LimitChanged:
-		if ce := logger.Check(zapcore.InfoLevel, MsgLimitChanged); ce != nil {
-			ce.Write(
-				zap.String("policy", "adaptivelimit"),
-				zap.String("instance", e.Instance),
-				zap.Int("old_limit", e.OldLimit),
-				zap.Int("new_limit", e.NewLimit),
-				zap.Duration("window_latency", e.WindowLatency),
-				optDuration("long_latency", e.LongLatency),
-				zap.Int("max_in_flight", e.MaxInFlight),
-				zap.Bool("dropped", e.Dropped),
-				zap.Int("samples", e.Samples))
-		}
-	case events.CallRejected:
-		if ce := logger.Check(zapcore.DebugLevel, MsgCallRejected); ce != nil {
-			ce.Write(
-				zap.String("policy", e.Policy),
-				zap.String("instance", e.Instance),
-				zap.Error(e.Err))
-		}
-	case events.BreakerStateChanged:
-		level := zapcore.InfoLevel
-		if e.To == "open" || e.To == "forced-open" {
-			level = zapcore.WarnLevel
-		}
-		if ce := logger.Check(level, MsgBreakerStateChanged); ce != nil {
-			ce.Write(
-				zap.String("policy", "breaker"),
-				zap.String("instance", e.Instance),
-				zap.String("from", e.From),
-				zap.String("to", e.To))
-		}
-	case events.RetryAttempt:
-		if ce := logger.Check(zapcore.DebugLevel, MsgRetryAttempt); ce != nil {
-			ce.Write(
-				zap.String("policy", "retry"),
-				zap.String("instance", e.Instance),
-				zap.Int("attempt", e.Attempt),
-				zap.Duration("wait", e.Wait),
-				zap.Error(e.Err))
-		}
-	case events.Timeout:
-		if ce := logger.Check(zapcore.InfoLevel, MsgTimeout); ce != nil {
-			ce.Write(
-				zap.String("policy", "timeout"),
-				zap.String("instance", e.Instance),
-				zap.Duration("timeout", e.Timeout))
-		}
-	case events.HedgeStarted:
-		if ce := logger.Check(zapcore.DebugLevel, MsgHedgeStarted); ce != nil {
-			ce.Write(
-				zap.String("policy", "hedge"),
-				zap.String("instance", e.Instance),
-				zap.Int("attempt", e.Attempt))
-		}
-	case events.FallbackUsed:
-		if ce := logger.Check(zapcore.DebugLevel, MsgFallbackUsed); ce != nil {
-			ce.Write(
-				zap.String("policy", "fallback"),
-				zap.String("instance", e.Instance),
-				zap.Error(e.Err))
-		}
-	default:
-		if e == nil {
-			return
-		}
-		if ce := logger.Check(zapcore.DebugLevel, MsgEvent); ce != nil {
-			policy, instance := e.Source()
-			ce.Write(
-				zap.String("policy", policy),
-				zap.String("instance", instance),
-				zap.String("kind", e.Kind().String()))
+	level, msg := levelOf(e)
+	ce := logger.Check(level, msg)
+	if ce == nil {
+		return
+	}
+	if ce.Caller.Defined {
+		// zap took our line; point at the caller's.
+		pc := caller.PC()
+		file, line, fn := caller.Frame(pc)
+		ce.Caller = zapcore.EntryCaller{Defined: pc != 0, PC: pc, File: file, Line: line, Function: fn}
+	}
+	var buf [12]zap.Field
+	fields := appendFields(buf[:0], e)
+	if l.trace != nil {
+		if tid, sid := l.trace(ctx); tid != "" {
+			fields = append(fields, zap.String("trace_id", tid))
+			if sid != "" {
+				fields = append(fields, zap.String("span_id", sid))
+			}
 		}
 	}
+	ce.Write(fields...)
+}
+
+// levelOf returns the level and message of e's entry.
+func levelOf(e events.Event) (zapcore.Level, string) {
+	switch e := e.(type) {
+	case events.LimitChanged:
+		return zapcore.InfoLevel, MsgLimitChanged
+	case events.CallRejected:
+		return zapcore.DebugLevel, MsgCallRejected
+	case events.BreakerStateChanged:
+		if e.To == "open" || e.To == "forced-open" {
+			return zapcore.WarnLevel, MsgBreakerStateChanged
+		}
+		return zapcore.InfoLevel, MsgBreakerStateChanged
+	case events.RetryAttempt:
+		return zapcore.DebugLevel, MsgRetryAttempt
+	case events.Timeout:
+		return zapcore.InfoLevel, MsgTimeout
+	case events.HedgeStarted:
+		return zapcore.DebugLevel, MsgHedgeStarted
+	case events.FallbackUsed:
+		return zapcore.DebugLevel, MsgFallbackUsed
+	}
+	return zapcore.DebugLevel, MsgEvent
+}
+
+// appendFields appends the fields of e's entry.
+func appendFields(fields []zap.Field, e events.Event) []zap.Field {
+	switch e := e.(type) {
+	case events.LimitChanged:
+		return append(fields,
+			zap.String("policy", "adaptivelimit"),
+			zap.String("instance", e.Instance),
+			zap.Int("old_limit", e.OldLimit),
+			zap.Int("new_limit", e.NewLimit),
+			zap.Duration("window_latency", e.WindowLatency),
+			optDuration("long_latency", e.LongLatency),
+			zap.Int("max_in_flight", e.MaxInFlight),
+			zap.Bool("dropped", e.Dropped),
+			zap.Int("samples", e.Samples))
+	case events.CallRejected:
+		return append(fields,
+			zap.String("policy", e.Policy),
+			zap.String("instance", e.Instance),
+			zap.Error(e.Err))
+	case events.BreakerStateChanged:
+		return append(fields,
+			zap.String("policy", "breaker"),
+			zap.String("instance", e.Instance),
+			zap.String("from", e.From),
+			zap.String("to", e.To))
+	case events.RetryAttempt:
+		return append(fields,
+			zap.String("policy", "retry"),
+			zap.String("instance", e.Instance),
+			zap.Int("attempt", e.Attempt),
+			zap.Duration("wait", e.Wait),
+			zap.Error(e.Err))
+	case events.Timeout:
+		return append(fields,
+			zap.String("policy", "timeout"),
+			zap.String("instance", e.Instance),
+			zap.Duration("timeout", e.Timeout))
+	case events.HedgeStarted:
+		return append(fields,
+			zap.String("policy", "hedge"),
+			zap.String("instance", e.Instance),
+			zap.Int("attempt", e.Attempt))
+	case events.FallbackUsed:
+		return append(fields,
+			zap.String("policy", "fallback"),
+			zap.String("instance", e.Instance),
+			zap.Error(e.Err))
+	}
+	policy, instance := e.Source()
+	return append(fields,
+		zap.String("policy", policy),
+		zap.String("instance", instance),
+		zap.String("kind", e.Kind().String()))
 }
 
 // optDuration returns the field key=d, or a field that encodes nothing for

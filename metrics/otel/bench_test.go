@@ -6,7 +6,9 @@ import (
 
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 
+	"github.com/resilience4cata/r4c"
 	"github.com/resilience4cata/r4c/events"
+	"github.com/resilience4cata/r4c/pipeline"
 )
 
 // BenchmarkEvent measures what the instruments add to a published
@@ -37,5 +39,37 @@ func BenchmarkCollect(b *testing.B) {
 		if err := mr.Collect(context.Background(), &rm); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// BenchmarkAdmittedCall measures an admitted call through an adaptive limit
+// on the real clock without and with the instruments registered on the
+// SDK: the difference is what the call metrics cost a call.
+func BenchmarkAdmittedCall(b *testing.B) {
+	for _, observed := range []bool{false, true} {
+		name := "without"
+		if observed {
+			name = "with_metrics"
+		}
+		b.Run(name, func(b *testing.B) {
+			reg, err := r4c.NewRegistry()
+			if err != nil {
+				b.Fatal(err)
+			}
+			p, err := pipeline.NewBuilder[string](reg, "search").AdaptiveLimit(nil).Build()
+			if err != nil {
+				b.Fatal(err)
+			}
+			if observed {
+				_, m := newMetrics(b, reg)
+				defer m.Close()
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := p.Execute(ok); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }

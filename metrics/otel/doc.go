@@ -22,10 +22,30 @@
 // the policies build and publish their events; admitted calls still publish
 // nothing. The event counters count from the moment Register returned.
 //
+// Two instruments are synchronous: r4c.pipeline.calls (a counter) and
+// r4c.pipeline.call.duration (a histogram), fed by an events.CallObserver
+// that Register adds to reg.Events(). Every call through a pipeline of the
+// registry pays one atomic load to see that it is observed, the clock
+// reading on entry that the pipeline's first timed stage would have taken
+// anyway, a lock-free lookup of its series (attribute sets are made once
+// per pipeline and outcome) and the SDK's Add and Record; the caller's ctx
+// reaches them, so a sampled span can become an exemplar. Nothing
+// allocates once a series exists (see BenchmarkAdmittedCall). Without
+// Register (or another observer) a call pays the atomic load alone.
+//
+// # Traces and logs
+//
+// [SpanEvents] returns a listener for events.Bus.SubscribeContext that adds
+// an event to the span in the ctx of the call that caused it: a rejection,
+// a retry, a timeout, a hedge, a fallback, a limit change (the call that
+// ended the window) or a breaker's refusal. [TraceIDs] reads the trace and
+// span ids from a ctx, for the log listeners of r4c (logging/slog and
+// logging/zap take it in their WithTrace option).
+//
 // # Instruments
 //
-// Every data point carries the attribute instance, the id of the policy
-// instance. Instance ids are chosen by the program (pipeline names and
+// Every data point but the pipeline ones carries the attribute instance,
+// the id of the policy instance. Instance ids are chosen by the program (pipeline names and
 // Config.Name), never by requests, so the number of series is bounded.
 // Three instruments carry one more attribute with a fixed set of values:
 // kind (the rejecting policy), state (the breaker's states) and outcome (the
@@ -33,6 +53,9 @@
 // Float64ObservableGauge; counters are Int64ObservableCounter (monotonic
 // cumulative sums).
 //
+//	r4c.pipeline.calls{pipeline,outcome,rejected_by}     counter  {call}    calls that ended, by outcome (rejected_by only for rejected calls)
+//	r4c.pipeline.call.duration{pipeline,outcome}         histogram s        latency of admitted calls (every outcome but rejected)
+//	r4c.policy.calls{kind,instance,outcome}              counter  {call}    a policy instance's own outcomes (see below)
 //	r4c.calls.rejected{kind,instance}                    counter  {call}    calls refused without running (kind: adaptivelimit, bulkhead, ratelimit, breaker)
 //	r4c.adaptivelimit.limit.changes{instance}            counter  {change}  times the limit moved at the end of a window
 //	r4c.adaptivelimit.limit{instance}                    gauge    {call}    current limit
@@ -70,8 +93,21 @@
 //	r4c.fallback.handled{instance}                       counter  {call}    calls whose error the fallback handled
 //	r4c.fallback.func.failures{instance}                 counter  {call}    handled calls whose fallback function failed
 //
+// The outcome attribute of the pipeline instruments takes success,
+// failure, timeout, rejected and cancelled (the caller's own ctx, never a
+// failure); rejected_by takes adaptivelimit, bulkhead, ratelimit, breaker,
+// the Kind of a custom policy.RejectedError, or other. The outcome
+// attribute of r4c.policy.calls takes, by kind: adaptivelimit dropped,
+// ignored, rejected; breaker failure, ignored, rejected (rejected restarts
+// at 0 on Reset); bulkhead and ratelimit rejected; timeout timed_out;
+// retry retried; hedge hedged; fallback fallback. A pipeline's series
+// appears with the first call of its outcome. The duration histogram
+// advises bucket boundaries from 1ms to 10s ([WithBuckets]); its name and
+// unit follow the OpenTelemetry convention for durations (seconds, a
+// ".duration" name).
+//
 // The state attribute takes the values closed, open, half-open, disabled
-// and forced-open. The outcome attribute takes success_without_retry,
+// and forced-open. The outcome attribute of r4c.retry.calls takes success_without_retry,
 // success_with_retry, failure_without_retry, failure_with_retry,
 // exhausted, budget_rejected and cancelled. The Prometheus module
 // (metrics/prometheus) exports the same figures under the same names with

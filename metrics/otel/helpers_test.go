@@ -30,7 +30,8 @@ func newMetrics(t testing.TB, reg *r4c.Registry, opts ...r4cotel.Option) (*sdkme
 
 // collect reads mr once and returns one line per data point, sorted:
 // "name{attr=value,...} value", preceded for each instrument by a line
-// "# name unit type" (type: gauge, or sum for a monotonic cumulative sum).
+// "# name unit type" (type: gauge, sum for a monotonic cumulative sum, or
+// histogram).
 func collect(t testing.TB, mr *sdkmetric.ManualReader, names ...string) []string {
 	t.Helper()
 	var rm metricdata.ResourceMetrics
@@ -64,6 +65,12 @@ func collect(t testing.TB, mr *sdkmetric.ManualReader, names ...string) []string
 				typ = "sum"
 				for _, p := range d.DataPoints {
 					point(p.Attributes, p.Value)
+				}
+			case metricdata.Histogram[float64]:
+				require.Equal(t, metricdata.CumulativeTemporality, d.Temporality, m.Name)
+				typ = "histogram"
+				for _, p := range d.DataPoints {
+					point(p.Attributes, fmt.Sprintf("count=%d sum=%g bounds=%v counts=%v", p.Count, p.Sum, p.Bounds, p.BucketCounts))
 				}
 			default:
 				t.Fatalf("%s: unexpected data %T", m.Name, m.Data)

@@ -51,16 +51,25 @@ var ErrNilRegistry = errors.New("r4cotel: nil registry")
 // add per event, with no allocation once the instance is known. They count
 // from the moment Register returned.
 //
+// The call instruments, r4c.pipeline.calls and r4c.pipeline.call.duration,
+// are synchronous, fed by an events.CallObserver that Register adds to the
+// registry's bus: every call through a pipeline of the registry adds to
+// them, with no allocation once its series exists.
+//
 // Metrics is safe for concurrent use and starts no goroutine.
 type Metrics struct {
-	reg   *r4c.Registry
-	base  []attribute.KeyValue
-	meter metric.Meter
+	reg     *r4c.Registry
+	base    []attribute.KeyValue
+	meter   metric.Meter
+	buckets []float64
 
 	rejectedInst metric.Int64ObservableCounter
 	changesInst  metric.Int64ObservableCounter
 	stateInst    metric.Int64ObservableGauge
 	retryInst    metric.Int64ObservableCounter
+	outcomeInst  metric.Int64ObservableCounter
+
+	calls *calls
 
 	adaptive  family[adaptivelimit.Snapshot]
 	timeouts  family[timeout.Snapshot]
@@ -78,6 +87,7 @@ type Metrics struct {
 
 	registration metric.Registration
 	stop         func()
+	stopCalls    func()
 	closeOnce    sync.Once
 	closeErr     error
 }
@@ -141,6 +151,11 @@ func Register(reg *r4c.Registry, opts ...Option) (*Metrics, error) {
 	if err := m.instruments(&all); err != nil {
 		return nil, err
 	}
+	calls, err := newCalls(m.meter, m.base, m.buckets)
+	if err != nil {
+		return nil, err
+	}
+	m.calls = calls
 	m.counts.Known(reg.Snapshot())
 	r, err := m.meter.RegisterCallback(m.observe, all...)
 	if err != nil {
@@ -148,6 +163,7 @@ func Register(reg *r4c.Registry, opts ...Option) (*Metrics, error) {
 	}
 	m.registration = r
 	m.stop = reg.Events().Subscribe(m.counts.Listen)
+	m.stopCalls = reg.Events().ObserveCalls(m.calls)
 	return m, nil
 }
 
@@ -178,7 +194,13 @@ func (m *Metrics) instruments(all *[]metric.Observable) error {
 	if err != nil {
 		return err
 	}
-	*all = append(*all, m.rejectedInst, m.changesInst, m.stateInst, m.retryInst)
+	m.outcomeInst, err = m.meter.Int64ObservableCounter("r4c.policy.calls",
+		metric.WithDescription("Calls a policy instance saw end in an outcome of its own kind: dropped, ignored, rejected, failure, timed_out, retried, hedged, fallback."),
+		metric.WithUnit("{call}"))
+	if err != nil {
+		return err
+	}
+	*all = append(*all, m.rejectedInst, m.changesInst, m.stateInst, m.retryInst, m.outcomeInst)
 	if m.adaptive, err = newFamily(m.meter, adaptiveLimitSpecs, all); err != nil {
 		return err
 	}
@@ -265,15 +287,21 @@ func (m *Metrics) observe(_ context.Context, o metric.Observer) error {
 	m.counts.Changes.Each(func(k eventcount.Key, n uint64) {
 		o.ObserveInt64(m.changesInst, int64(n), attrs(attrKey{instance: k.Instance}))
 	})
+	eventcount.PolicyOutcomes(snap, func(kind, instance, outcome string, n int64) {
+		o.ObserveInt64(m.outcomeInst, n, attrs(attrKey{instance: instance, kind: kind, outcome: outcome}))
+	})
 	return nil
 }
 
-// Close unregisters the callback and unsubscribes from the registry's
-// events: the instruments report nothing more. Close is idempotent and
+// Close unregisters the callback, unsubscribes from the registry's events
+// and removes the call observer: the observable instruments report nothing
+// more and the call instruments count nothing more (what they counted stays
+// in the SDK). Close is idempotent and
 // returns the error of unregistering the callback, the same on every call.
 func (m *Metrics) Close() error {
 	m.closeOnce.Do(func() {
 		m.stop()
+		m.stopCalls()
 		m.closeErr = m.registration.Unregister()
 	})
 	return m.closeErr

@@ -48,6 +48,19 @@ r4c.retry.calls{instance=flaky,outcome=failure_with_retry} 0
 r4c.retry.calls{instance=flaky,outcome=failure_without_retry} 0
 r4c.retry.calls{instance=flaky,outcome=success_with_retry} 0
 r4c.retry.calls{instance=flaky,outcome=success_without_retry} 0
+# r4c.policy.calls {call} sum
+r4c.policy.calls{instance=flaky,kind=fallback,outcome=fallback} 1
+r4c.policy.calls{instance=flaky,kind=retry,outcome=retried} 1
+r4c.policy.calls{instance=hedged,kind=hedge,outcome=hedged} 1
+r4c.policy.calls{instance=orders,kind=bulkhead,outcome=rejected} 1
+r4c.policy.calls{instance=payments,kind=breaker,outcome=failure} 2
+r4c.policy.calls{instance=payments,kind=breaker,outcome=ignored} 0
+r4c.policy.calls{instance=payments,kind=breaker,outcome=rejected} 1
+r4c.policy.calls{instance=quotes,kind=ratelimit,outcome=rejected} 1
+r4c.policy.calls{instance=search,kind=adaptivelimit,outcome=dropped} 0
+r4c.policy.calls{instance=search,kind=adaptivelimit,outcome=ignored} 0
+r4c.policy.calls{instance=search,kind=adaptivelimit,outcome=rejected} 1
+r4c.policy.calls{instance=slow,kind=timeout,outcome=timed_out} 1
 # r4c.adaptivelimit.limit {call} gauge
 r4c.adaptivelimit.limit{instance=search} 2
 # r4c.adaptivelimit.concurrent.calls {call} gauge
@@ -102,15 +115,39 @@ r4c.fallback.calls{instance=flaky} 1
 r4c.fallback.handled{instance=flaky} 1
 # r4c.fallback.func.failures {call} sum
 r4c.fallback.func.failures{instance=flaky} 0
+# r4c.pipeline.calls {call} sum
+r4c.pipeline.calls{outcome=failure,pipeline=payments} 2
+r4c.pipeline.calls{outcome=rejected,pipeline=orders,rejected_by=bulkhead} 1
+r4c.pipeline.calls{outcome=rejected,pipeline=payments,rejected_by=breaker} 1
+r4c.pipeline.calls{outcome=rejected,pipeline=quotes,rejected_by=ratelimit} 1
+r4c.pipeline.calls{outcome=rejected,pipeline=search,rejected_by=adaptivelimit} 1
+r4c.pipeline.calls{outcome=success,pipeline=flaky} 1
+r4c.pipeline.calls{outcome=success,pipeline=hedged} 1
+r4c.pipeline.calls{outcome=success,pipeline=orders} 1
+r4c.pipeline.calls{outcome=success,pipeline=quotes} 1
+r4c.pipeline.calls{outcome=success,pipeline=search} 1
+r4c.pipeline.calls{outcome=timeout,pipeline=slow} 1
+# r4c.pipeline.call.duration s histogram
+r4c.pipeline.call.duration{outcome=failure,pipeline=payments} count=2 sum=0 bounds=[0.1 1] counts=[2 0 0]
+r4c.pipeline.call.duration{outcome=success,pipeline=flaky} count=1 sum=0.1 bounds=[0.1 1] counts=[1 0 0]
+r4c.pipeline.call.duration{outcome=success,pipeline=hedged} count=1 sum=0.1 bounds=[0.1 1] counts=[1 0 0]
+r4c.pipeline.call.duration{outcome=success,pipeline=orders} count=1 sum=0 bounds=[0.1 1] counts=[1 0 0]
+r4c.pipeline.call.duration{outcome=success,pipeline=quotes} count=1 sum=0 bounds=[0.1 1] counts=[1 0 0]
+r4c.pipeline.call.duration{outcome=success,pipeline=search} count=1 sum=1 bounds=[0.1 1] counts=[0 1 0]
+r4c.pipeline.call.duration{outcome=timeout,pipeline=slow} count=1 sum=1 bounds=[0.1 1] counts=[0 1 0]
 `
 
 func TestScenarioObservesEveryPolicy(t *testing.T) {
 	clk, reg := newRegistry(t)
 	p := build(t, clk, reg)
-	mr, m := newMetrics(t, reg)
+	mr, m := newMetrics(t, reg, r4cotel.WithBuckets(0.1, 1))
 	defer m.Close()
 	p.Run(t)
-	assert.Equal(t, wantScenario, strings.Join(collect(t, mr), "\n")+"\n")
+	got := strings.Join(collect(t, mr), "\n") + "\n"
+	if os.Getenv("R4C_PRINT_SCENARIO") != "" {
+		require.NoError(t, os.WriteFile(os.Getenv("R4C_PRINT_SCENARIO"), []byte(got), 0o644))
+	}
+	assert.Equal(t, wantScenario, got)
 }
 
 func TestEventCountersStartAtZero(t *testing.T) {
@@ -219,7 +256,7 @@ func TestDocListsEveryInstrument(t *testing.T) {
 		fields := strings.Fields("r4c." + line)
 		name, _, _ := strings.Cut(fields[0], "{")
 		// doc: name{attrs} type unit; got: name unit type
-		typ := map[string]string{"gauge": "gauge", "counter": "sum"}[fields[1]]
+		typ := map[string]string{"gauge": "gauge", "counter": "sum", "histogram": "histogram"}[fields[1]]
 		doc = append(doc, name+" "+fields[2]+" "+typ)
 	}
 	require.NoError(t, sc.Err())
@@ -242,7 +279,16 @@ func TestCloseStopsReporting(t *testing.T) {
 	require.NoError(t, m.Close(), "idempotent")
 	assert.False(t, reg.Events().Active(), "Close removed the listener")
 	release()
-	assert.Empty(t, collect(t, mr), "Close unregistered the callback")
+	// The synchronous call instruments keep what they counted before Close
+	// (the SDK owns that state) and count nothing after it.
+	before := collect(t, mr)
+	assert.Equal(t, []string{
+		"# r4c.pipeline.calls {call} sum",
+		"r4c.pipeline.calls{outcome=rejected,pipeline=orders,rejected_by=bulkhead} 1",
+	}, before, "Close unregistered the callback")
+	_, err = p.Orders.Execute(ok)
+	require.NoError(t, err)
+	assert.Equal(t, before, collect(t, mr), "Close stopped the call observer")
 }
 
 func TestWithAttributes(t *testing.T) {

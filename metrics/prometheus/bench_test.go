@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/resilience4cata/r4c"
+	"github.com/resilience4cata/r4c/pipeline"
 
 	"github.com/resilience4cata/r4c/events"
 	r4cprometheus "github.com/resilience4cata/r4c/metrics/prometheus"
@@ -64,6 +66,39 @@ func BenchmarkRejectedCall(b *testing.B) {
 			for b.Loop() {
 				if _, err := p.Search.Execute(ok); err == nil {
 					b.Fatal("admitted")
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkAdmittedCall measures an admitted call through the scenario's
+// adaptive limit without and with a Collector attached: the difference is
+// what the call metrics cost a call (the observer check, the series lookup,
+// a counter and a histogram).
+func BenchmarkAdmittedCall(b *testing.B) {
+	for _, observed := range []bool{false, true} {
+		name := "without"
+		if observed {
+			name = "with_collector"
+		}
+		b.Run(name, func(b *testing.B) {
+			reg, err := r4c.NewRegistry() // the real clock, as in production
+			if err != nil {
+				b.Fatal(err)
+			}
+			p, err := pipeline.NewBuilder[string](reg, "search").AdaptiveLimit(nil).Build()
+			if err != nil {
+				b.Fatal(err)
+			}
+			if observed {
+				c := r4cprometheus.NewCollector(reg)
+				defer c.Close()
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := p.Execute(ok); err != nil {
+					b.Fatal(err)
 				}
 			}
 		})

@@ -1,6 +1,7 @@
 package r4cprometheus
 
 import (
+	"context"
 	"maps"
 	"sync"
 
@@ -40,16 +41,28 @@ const (
 // is known (instances are known from their first scrape, or from
 // NewCollector). They count from the moment the Collector was made.
 //
+// The call metrics, r4c_pipeline_calls_total and
+// r4c_pipeline_call_duration_seconds, are fed by an events.CallObserver the
+// Collector adds to the registry's bus: every call through a pipeline of
+// the registry adds to a counter and, when admitted, to a histogram, with
+// no allocation once its series exists. r4c_policy_calls_total is read from
+// the snapshots at scrape time.
+//
 // A Collector is safe for concurrent use: scrapes may run while calls
 // publish events. It starts no goroutine; [Collector.Close] unsubscribes it.
 type Collector struct {
 	reg         *r4c.Registry
 	constLabels prometheus.Labels
+	buckets     []float64
+	exemplars   func(context.Context) (string, string)
 
 	rejectedDesc *prometheus.Desc
 	changesDesc  *prometheus.Desc
 	stateDesc    *prometheus.Desc
 	retryDesc    *prometheus.Desc
+	outcomeDesc  *prometheus.Desc
+
+	calls *calls
 
 	adaptive  family[adaptivelimit.Snapshot]
 	timeouts  family[timeout.Snapshot]
@@ -63,6 +76,7 @@ type Collector struct {
 	counts eventcount.Counts
 
 	stop      func()
+	stopCalls func()
 	closeOnce sync.Once
 }
 
@@ -121,6 +135,10 @@ func NewCollector(reg *r4c.Registry, opts ...Option) *Collector {
 	c.retryDesc = prometheus.NewDesc("r4c_retry_calls_total",
 		"Calls that ended through the retry, by outcome.",
 		[]string{"instance", "outcome"}, cl)
+	c.outcomeDesc = prometheus.NewDesc("r4c_policy_calls_total",
+		"Calls a policy instance saw end in an outcome of its own kind: dropped, ignored, rejected, failure, timed_out, retried, hedged, fallback.",
+		[]string{"kind", "instance", "outcome"}, cl)
+	c.calls = newCalls(cl, c.buckets, c.exemplars)
 	c.adaptive = newFamily(adaptiveLimitSpecs, cl)
 	c.timeouts = newFamily(timeoutSpecs, cl)
 	c.bulkheads = newFamily(bulkheadSpecs, cl)
@@ -132,13 +150,18 @@ func NewCollector(reg *r4c.Registry, opts ...Option) *Collector {
 
 	c.counts.Known(reg.Snapshot())
 	c.stop = reg.Events().Subscribe(c.counts.Listen)
+	c.stopCalls = reg.Events().ObserveCalls(c.calls)
 	return c
 }
 
-// Close unsubscribes the Collector from the registry's events. The event-fed
-// counters stop moving; scrapes still work. Close is idempotent.
+// Close unsubscribes the Collector from the registry's events and removes
+// its call observer. The event-fed counters and the call metrics stop
+// moving; scrapes still work. Close is idempotent.
 func (c *Collector) Close() {
-	c.closeOnce.Do(c.stop)
+	c.closeOnce.Do(func() {
+		c.stop()
+		c.stopCalls()
+	})
 }
 
 // Describe sends the descriptor of every metric the Collector may export.
@@ -148,6 +171,9 @@ func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
 	ch <- c.changesDesc
 	ch <- c.stateDesc
 	ch <- c.retryDesc
+	ch <- c.outcomeDesc
+	c.calls.total.Describe(ch)
+	c.calls.dur.Describe(ch)
 	c.adaptive.describe(ch)
 	c.timeouts.describe(ch)
 	c.bulkheads.describe(ch)
@@ -194,4 +220,9 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 	c.counts.Changes.Each(func(k eventcount.Key, n uint64) {
 		ch <- prometheus.MustNewConstMetric(c.changesDesc, prometheus.CounterValue, float64(n), k.Instance)
 	})
+	eventcount.PolicyOutcomes(snap, func(kind, instance, outcome string, n int64) {
+		ch <- prometheus.MustNewConstMetric(c.outcomeDesc, prometheus.CounterValue, float64(n), kind, instance, outcome)
+	})
+	c.calls.total.Collect(ch)
+	c.calls.dur.Collect(ch)
 }

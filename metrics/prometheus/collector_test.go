@@ -2,6 +2,7 @@ package r4cprometheus_test
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"slices"
 	"strings"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
+	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -126,6 +128,70 @@ r4c_hedge_started_total{instance="hedged"} 1
 # HELP r4c_hedge_wins_total Calls won by an extra attempt rather than the first one.
 # TYPE r4c_hedge_wins_total counter
 r4c_hedge_wins_total{instance="hedged"} 1
+# HELP r4c_pipeline_call_duration_seconds Latency of the calls a pipeline admitted (every outcome but rejected), from entry to end, retries and their waits included.
+# TYPE r4c_pipeline_call_duration_seconds histogram
+r4c_pipeline_call_duration_seconds_bucket{outcome="failure",pipeline="payments",le="0.1"} 2
+r4c_pipeline_call_duration_seconds_bucket{outcome="failure",pipeline="payments",le="1"} 2
+r4c_pipeline_call_duration_seconds_bucket{outcome="failure",pipeline="payments",le="+Inf"} 2
+r4c_pipeline_call_duration_seconds_sum{outcome="failure",pipeline="payments"} 0
+r4c_pipeline_call_duration_seconds_count{outcome="failure",pipeline="payments"} 2
+r4c_pipeline_call_duration_seconds_bucket{outcome="success",pipeline="flaky",le="0.1"} 1
+r4c_pipeline_call_duration_seconds_bucket{outcome="success",pipeline="flaky",le="1"} 1
+r4c_pipeline_call_duration_seconds_bucket{outcome="success",pipeline="flaky",le="+Inf"} 1
+r4c_pipeline_call_duration_seconds_sum{outcome="success",pipeline="flaky"} 0.1
+r4c_pipeline_call_duration_seconds_count{outcome="success",pipeline="flaky"} 1
+r4c_pipeline_call_duration_seconds_bucket{outcome="success",pipeline="hedged",le="0.1"} 1
+r4c_pipeline_call_duration_seconds_bucket{outcome="success",pipeline="hedged",le="1"} 1
+r4c_pipeline_call_duration_seconds_bucket{outcome="success",pipeline="hedged",le="+Inf"} 1
+r4c_pipeline_call_duration_seconds_sum{outcome="success",pipeline="hedged"} 0.1
+r4c_pipeline_call_duration_seconds_count{outcome="success",pipeline="hedged"} 1
+r4c_pipeline_call_duration_seconds_bucket{outcome="success",pipeline="orders",le="0.1"} 1
+r4c_pipeline_call_duration_seconds_bucket{outcome="success",pipeline="orders",le="1"} 1
+r4c_pipeline_call_duration_seconds_bucket{outcome="success",pipeline="orders",le="+Inf"} 1
+r4c_pipeline_call_duration_seconds_sum{outcome="success",pipeline="orders"} 0
+r4c_pipeline_call_duration_seconds_count{outcome="success",pipeline="orders"} 1
+r4c_pipeline_call_duration_seconds_bucket{outcome="success",pipeline="quotes",le="0.1"} 1
+r4c_pipeline_call_duration_seconds_bucket{outcome="success",pipeline="quotes",le="1"} 1
+r4c_pipeline_call_duration_seconds_bucket{outcome="success",pipeline="quotes",le="+Inf"} 1
+r4c_pipeline_call_duration_seconds_sum{outcome="success",pipeline="quotes"} 0
+r4c_pipeline_call_duration_seconds_count{outcome="success",pipeline="quotes"} 1
+r4c_pipeline_call_duration_seconds_bucket{outcome="success",pipeline="search",le="0.1"} 0
+r4c_pipeline_call_duration_seconds_bucket{outcome="success",pipeline="search",le="1"} 1
+r4c_pipeline_call_duration_seconds_bucket{outcome="success",pipeline="search",le="+Inf"} 1
+r4c_pipeline_call_duration_seconds_sum{outcome="success",pipeline="search"} 1
+r4c_pipeline_call_duration_seconds_count{outcome="success",pipeline="search"} 1
+r4c_pipeline_call_duration_seconds_bucket{outcome="timeout",pipeline="slow",le="0.1"} 0
+r4c_pipeline_call_duration_seconds_bucket{outcome="timeout",pipeline="slow",le="1"} 1
+r4c_pipeline_call_duration_seconds_bucket{outcome="timeout",pipeline="slow",le="+Inf"} 1
+r4c_pipeline_call_duration_seconds_sum{outcome="timeout",pipeline="slow"} 1
+r4c_pipeline_call_duration_seconds_count{outcome="timeout",pipeline="slow"} 1
+# HELP r4c_pipeline_calls_total Calls that ended through a pipeline, by outcome (success, failure, timeout, rejected, cancelled) and, for rejected calls, the kind of the policy that rejected them.
+# TYPE r4c_pipeline_calls_total counter
+r4c_pipeline_calls_total{outcome="failure",pipeline="payments",rejected_by=""} 2
+r4c_pipeline_calls_total{outcome="rejected",pipeline="orders",rejected_by="bulkhead"} 1
+r4c_pipeline_calls_total{outcome="rejected",pipeline="payments",rejected_by="breaker"} 1
+r4c_pipeline_calls_total{outcome="rejected",pipeline="quotes",rejected_by="ratelimit"} 1
+r4c_pipeline_calls_total{outcome="rejected",pipeline="search",rejected_by="adaptivelimit"} 1
+r4c_pipeline_calls_total{outcome="success",pipeline="flaky",rejected_by=""} 1
+r4c_pipeline_calls_total{outcome="success",pipeline="hedged",rejected_by=""} 1
+r4c_pipeline_calls_total{outcome="success",pipeline="orders",rejected_by=""} 1
+r4c_pipeline_calls_total{outcome="success",pipeline="quotes",rejected_by=""} 1
+r4c_pipeline_calls_total{outcome="success",pipeline="search",rejected_by=""} 1
+r4c_pipeline_calls_total{outcome="timeout",pipeline="slow",rejected_by=""} 1
+# HELP r4c_policy_calls_total Calls a policy instance saw end in an outcome of its own kind: dropped, ignored, rejected, failure, timed_out, retried, hedged, fallback.
+# TYPE r4c_policy_calls_total counter
+r4c_policy_calls_total{instance="flaky",kind="fallback",outcome="fallback"} 1
+r4c_policy_calls_total{instance="flaky",kind="retry",outcome="retried"} 1
+r4c_policy_calls_total{instance="hedged",kind="hedge",outcome="hedged"} 1
+r4c_policy_calls_total{instance="orders",kind="bulkhead",outcome="rejected"} 1
+r4c_policy_calls_total{instance="payments",kind="breaker",outcome="failure"} 2
+r4c_policy_calls_total{instance="payments",kind="breaker",outcome="ignored"} 0
+r4c_policy_calls_total{instance="payments",kind="breaker",outcome="rejected"} 1
+r4c_policy_calls_total{instance="quotes",kind="ratelimit",outcome="rejected"} 1
+r4c_policy_calls_total{instance="search",kind="adaptivelimit",outcome="dropped"} 0
+r4c_policy_calls_total{instance="search",kind="adaptivelimit",outcome="ignored"} 0
+r4c_policy_calls_total{instance="search",kind="adaptivelimit",outcome="rejected"} 1
+r4c_policy_calls_total{instance="slow",kind="timeout",outcome="timed_out"} 1
 # HELP r4c_ratelimit_available_permits Permits of the rate limiter that could be taken now.
 # TYPE r4c_ratelimit_available_permits gauge
 r4c_ratelimit_available_permits{instance="quotes"} 1
@@ -155,10 +221,14 @@ r4c_timeout_timeouts_total{instance="slow"} 1
 func TestScenarioExportsEveryPolicy(t *testing.T) {
 	clk, reg := newRegistry(t)
 	p := build(t, clk, reg)
-	c := r4cprometheus.NewCollector(reg)
+	c := r4cprometheus.NewCollector(reg, r4cprometheus.WithBuckets(0.1, 1))
 	defer c.Close()
 	p.Run(t)
-	assert.Equal(t, wantScenario, exposition(t, c))
+	got := exposition(t, c)
+	if os.Getenv("R4C_PRINT_SCENARIO") != "" {
+		t.Log("\n" + got)
+	}
+	assert.Equal(t, wantScenario, got)
 }
 
 func TestScenarioPassesLint(t *testing.T) {
@@ -431,4 +501,63 @@ func TestDocListsEveryMetric(t *testing.T) {
 	slices.Sort(got)
 	slices.Sort(doc)
 	assert.Equal(t, doc, got)
+}
+
+type traceKey struct{}
+
+func traceIDs(ctx context.Context) (string, string) {
+	v, _ := ctx.Value(traceKey{}).([2]string)
+	return v[0], v[1]
+}
+
+// A traced call leaves its trace on the call metrics as an exemplar; an
+// untraced one counts all the same, without one.
+func TestExemplarsCarryTheCallsTrace(t *testing.T) {
+	clk, reg := newRegistry(t)
+	p := build(t, clk, reg)
+	c := r4cprometheus.NewCollector(reg, r4cprometheus.WithExemplars(traceIDs))
+	defer c.Close()
+	traced := context.WithValue(context.Background(), traceKey{}, [2]string{"4bf92f3577b34da6a3ce929d0e0e4736", "00f067aa0ba902b7"})
+	_, err := p.Search.ExecuteContext(traced, func(context.Context) (string, error) { return "ok", nil })
+	require.NoError(t, err)
+	_, err = p.Search.Execute(ok)
+	require.NoError(t, err)
+
+	pr := prometheus.NewPedanticRegistry()
+	require.NoError(t, pr.Register(c))
+	mfs, err := pr.Gather()
+	require.NoError(t, err)
+	var found int
+	for _, mf := range mfs {
+		switch mf.GetName() {
+		case "r4c_pipeline_calls_total":
+			m := mf.GetMetric()[0]
+			assert.EqualValues(t, 2, m.GetCounter().GetValue())
+			ex := m.GetCounter().GetExemplar()
+			require.NotNil(t, ex)
+			assert.Equal(t, map[string]string{"trace_id": "4bf92f3577b34da6a3ce929d0e0e4736", "span_id": "00f067aa0ba902b7"}, labelMap(ex.GetLabel()))
+			found++
+		case "r4c_pipeline_call_duration_seconds":
+			h := mf.GetMetric()[0].GetHistogram()
+			assert.EqualValues(t, 2, h.GetSampleCount())
+			var exemplars int
+			for _, b := range h.GetBucket() {
+				if ex := b.GetExemplar(); ex != nil {
+					exemplars++
+					assert.Equal(t, "4bf92f3577b34da6a3ce929d0e0e4736", labelMap(ex.GetLabel())["trace_id"])
+				}
+			}
+			assert.Equal(t, 1, exemplars)
+			found++
+		}
+	}
+	assert.Equal(t, 2, found)
+}
+
+func labelMap(pairs []*dto.LabelPair) map[string]string {
+	m := map[string]string{}
+	for _, p := range pairs {
+		m[p.GetName()] = p.GetValue()
+	}
+	return m
 }

@@ -24,9 +24,27 @@
 // publish nothing. The event-fed counters count from the moment the
 // Collector was made.
 //
+// # Call metrics
+//
+// The Collector also observes every call of the registry's pipelines (it
+// adds an events.CallObserver to reg.Events()): per pipeline, a counter of
+// calls by outcome and a histogram of the latency of the admitted ones.
+// What a call pays for it: one atomic load to see that it is observed, the
+// clock reading on entry that the pipeline's first timed stage would have
+// taken anyway, a lock-free lookup of the pipeline's series and an atomic
+// add and a histogram observation; no allocation once the pipeline's
+// outcome has been seen once (see BenchmarkAdmittedCall). With no Collector
+// (and no other observer) a call pays the atomic load alone.
+//
+// Per policy instance, r4c_policy_calls_total counts the outcomes that
+// belong to each kind, read from the snapshots at scrape time: dropped and
+// ignored calls of an adaptive limit, failures and ignored calls of a
+// breaker, rejections of the adaptive limit, bulkhead, rate limiter and
+// breaker, timeouts, retries, hedges and fallbacks.
+//
 // # Metrics
 //
-// Every metric carries the label instance, the id of the policy instance.
+// Every metric but the pipeline ones carries the label instance, the id of the policy instance.
 // Instance ids are chosen by the program (pipeline names and Config.Name),
 // never by requests, so the number of series is bounded. Three metrics
 // carry one more label with a fixed set of values: kind (the rejecting
@@ -34,6 +52,9 @@
 // The names are those of the OpenTelemetry module with dots turned into
 // underscores, plus the unit and _total suffixes Prometheus expects.
 //
+//	r4c_pipeline_calls_total{pipeline,outcome,rejected_by} counter calls that ended, by outcome (rejected_by: the rejecting kind, or empty)
+//	r4c_pipeline_call_duration_seconds{pipeline,outcome}  histogram latency of admitted calls (every outcome but rejected)
+//	r4c_policy_calls_total{kind,instance,outcome}         counter  a policy instance's own outcomes (see below)
 //	r4c_calls_rejected_total{kind,instance}               counter  calls refused without running (kind: adaptivelimit, bulkhead, ratelimit, breaker)
 //	r4c_adaptivelimit_limit_changes_total{instance}       counter  times the limit moved at the end of a window
 //	r4c_adaptivelimit_limit{instance}                     gauge    current limit
@@ -70,6 +91,20 @@
 //	r4c_fallback_calls_total{instance}                    counter  calls through the fallback
 //	r4c_fallback_handled_total{instance}                  counter  calls whose error the fallback handled
 //	r4c_fallback_func_failures_total{instance}            counter  handled calls whose fallback function failed
+//
+// The outcome label of the pipeline metrics takes success, failure,
+// timeout, rejected and cancelled (the caller's own ctx; never a failure);
+// rejected_by takes adaptivelimit, bulkhead, ratelimit, breaker, the Kind
+// of a custom policy.RejectedError, or other. The outcome label of
+// r4c_policy_calls_total takes, by kind: adaptivelimit dropped, ignored,
+// rejected; breaker failure, ignored, rejected (rejected restarts at 0 on
+// Reset); bulkhead and ratelimit rejected; timeout timed_out; retry
+// retried; hedge hedged; fallback fallback. Pipeline names, like instance
+// ids, are chosen by the program, and a series appears with the first call
+// of its outcome, so the number of series stays bounded. The latency
+// buckets run from 1ms to 10s; set them with [WithBuckets]. With
+// [WithExemplars], a traced call's observations carry its trace_id and
+// span_id as an exemplar.
 //
 // The state label takes the values closed, open, half-open, disabled and
 // forced-open. The outcome label takes success_without_retry,

@@ -81,6 +81,10 @@ type Snapshot struct {
 	// Rejections is the number of calls rejected since the limiter was
 	// built (including those that waited MaxWait in vain).
 	Rejections int64
+	// Ignored is the number of calls that held a slot and gave it back
+	// without a sample (an error that is not a drop, the caller's
+	// cancellation, a panic) since the limiter was built.
+	Ignored int64
 	// Waiting is the number of calls waiting for a slot (MaxWait).
 	Waiting int
 	// Disabled reports whether the limit is disabled.
@@ -131,6 +135,7 @@ func (h *Handle) Snapshot() Snapshot {
 	s.InFlight = h.InFlight()
 	s.Drops = drops
 	s.Rejections = l.rejections.Load()
+	s.Ignored = l.ignored.Load()
 	s.Waiting = l.queued()
 	return s
 }

@@ -26,8 +26,9 @@ type Limiter struct {
 	_   [2*padSize - hotStateSize]byte
 
 	rejections  atomic.Int64
+	ignored     atomic.Int64 // slots given back without a sample
 	rejectEvent events.Event // the CallRejected event, boxed once
-	_           [padSize - 8]byte
+	_           [padSize - 16]byte
 
 	// Set by New, read-only afterwards.
 	cfg      Config
@@ -195,7 +196,7 @@ func (l *Limiter) TryAcquire() (Permit, bool) {
 	}
 	n, ok := l.admit(context.Background())
 	if !ok {
-		l.rejected()
+		l.rejected(context.Background())
 		return Permit{}, false
 	}
 	return Permit{start: l.clock.Nanotime(), slot: n, kind: permitHeld}, true
@@ -217,7 +218,7 @@ func (l *Limiter) Acquire(ctx context.Context) (Permit, error) {
 	n, ok := l.admit(ctx)
 	if !ok {
 		if !l.waitOn {
-			l.rejected()
+			l.rejected(ctx)
 			return Permit{}, l.err
 		}
 		var err error
@@ -243,7 +244,7 @@ func (l *Limiter) Release(p Permit, o Outcome) {
 	if o == OutcomeSuccess || o == OutcomeDrop {
 		end = l.clock.Nanotime()
 	}
-	l.release(p, o, end)
+	l.release(context.Background(), p, o, end)
 }
 
 // Classify returns the Outcome of a call that ended with err, made with
@@ -346,23 +347,25 @@ func (l *Limiter) raiseMax(n uint32) {
 	}
 }
 
-// rejected counts a rejection and publishes it.
-func (l *Limiter) rejected() {
+// rejected counts a rejection and publishes it with the call's ctx.
+func (l *Limiter) rejected(ctx context.Context) {
 	l.rejections.Add(1)
 	if l.bus.Active() {
-		l.publishRejected()
+		l.publishRejected(ctx)
 	}
 }
 
 //go:noinline
-func (l *Limiter) publishRejected() {
-	l.bus.Publish(l.rejectEvent)
+func (l *Limiter) publishRejected(ctx context.Context) {
+	l.bus.PublishContext(ctx, l.rejectEvent)
 }
 
 // release frees p's slot; a success or a drop also records the latency up
-// to end and, if the window is over, ends it.
-func (l *Limiter) release(p Permit, o Outcome, end int64) {
+// to end and, if the window is over, ends it (publishing a limit change
+// with ctx, the ctx of the call that ended the window).
+func (l *Limiter) release(ctx context.Context, p Permit, o Outcome, end int64) {
 	if o != OutcomeSuccess && o != OutcomeDrop {
+		l.ignored.Add(1)
 		if uint32(l.hot.word.Add(releaseInc)) == math.MaxUint32 {
 			l.overReleased(releaseInc)
 		}
@@ -389,7 +392,7 @@ func (l *Limiter) release(p Permit, o Outcome, end int64) {
 		l.handoff()
 	}
 	if end-l.hot.windowEnd.Load() >= 0 {
-		l.endWindow(end)
+		l.endWindow(ctx, end)
 	}
 }
 

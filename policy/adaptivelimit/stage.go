@@ -53,7 +53,7 @@ func (s stage[T]) Run(ctx context.Context, next policy.Next[T]) (T, policy.Stamp
 	if !l.waitOn {
 		l.rejections.Add(1)
 		if l.bus.Active() {
-			l.publishRejected()
+			l.publishRejected(ctx)
 		}
 		var zero T
 		return zero, policy.NoStamp, l.err
@@ -84,7 +84,7 @@ func run[T any](ctx context.Context, l *Limiter, next policy.Next[T], n uint32, 
 	}
 	held := p
 	p.kind = permitNone // released below, not by the deferred call
-	l.release(held, o, end.At())
+	l.release(ctx, held, o, end.At())
 	return v, end, err
 }
 
@@ -95,7 +95,7 @@ func (s stage[T]) RunAsync(ctx context.Context, next policy.AsyncNext[T]) *futur
 	}
 	n, ok := l.admit(ctx)
 	if !ok {
-		l.rejected()
+		l.rejected(ctx)
 		return future.Failed[T](l.err)
 	}
 	p := Permit{start: l.clock.Nanotime(), slot: n, kind: permitHeld}
@@ -117,7 +117,7 @@ func (s stage[T]) RunAsync(ctx context.Context, next policy.AsyncNext[T]) *futur
 			if o != OutcomeIgnore {
 				end = l.clock.Nanotime()
 			}
-			l.release(p, o, end)
+			l.release(ctx, p, o, end)
 		})
 }
 
@@ -126,7 +126,7 @@ func (s stage[T]) RunAsync(ctx context.Context, next policy.AsyncNext[T]) *futur
 // panic goes on.
 func (l *Limiter) releaseOnPanic(p *Permit) {
 	if p.kind == permitHeld {
-		l.release(*p, OutcomeIgnore, 0)
+		l.release(context.Background(), *p, OutcomeIgnore, 0)
 	}
 }
 

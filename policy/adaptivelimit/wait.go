@@ -51,7 +51,7 @@ func (l *Limiter) wait(ctx context.Context) (uint32, error) {
 		l.wmu.Unlock()
 		if err := ctx.Err(); err != nil {
 			// Granted as the caller gave up: pass the slot on.
-			l.release(Permit{slot: w.slot, kind: permitHeld}, OutcomeIgnore, 0)
+			l.release(ctx, Permit{slot: w.slot, kind: permitHeld}, OutcomeIgnore, 0)
 			return 0, err
 		}
 		return w.slot, nil // granted as the wait ran out: take it
@@ -65,7 +65,7 @@ func (l *Limiter) wait(ctx context.Context) (uint32, error) {
 	if err := ctx.Err(); err != nil {
 		return 0, err
 	}
-	l.rejected()
+	l.rejected(ctx)
 	return 0, l.err
 }
 

@@ -1,6 +1,7 @@
 package adaptivelimit
 
 import (
+	"context"
 	"time"
 
 	"github.com/resilience4cata/r4c/events"
@@ -40,7 +41,7 @@ func (w *windowState) init(cfg *Config, now int64) {
 // call). A window that is over with too few samples has its end pushed out
 // by one Window and keeps its samples; otherwise the limit is recomputed
 // and the next window starts at now.
-func (l *Limiter) endWindow(now int64) {
+func (l *Limiter) endWindow(ctx context.Context, now int64) {
 	if !l.mu.TryLock() {
 		return
 	}
@@ -104,6 +105,6 @@ func (l *Limiter) endWindow(now int64) {
 		l.handoff()
 	}
 	if l.bus.Active() {
-		l.bus.Publish(ev)
+		l.bus.PublishContext(ctx, ev)
 	}
 }

@@ -30,7 +30,9 @@ type Breaker struct {
 
 	notPermitted atomic.Int64 // calls refused since New or Reset
 	retired      atomic.Int64 // calls recorded in epochs that ended
-	_            [48]byte
+	failed       atomic.Int64 // calls recorded as failures since New
+	ignoredCalls atomic.Int64 // calls ignored since New
+	_            [32]byte
 
 	mu        sync.Mutex // serialises setters; guards cfg
 	cfg       Config     // as built or last set, defaults filled in
@@ -208,6 +210,7 @@ func (b *Breaker) finish(p Permit, o outcome, end int64) {
 		return // disabled, or the call straddled a transition: dropped
 	}
 	if o == ignored {
+		b.ignoredCalls.Add(1)
 		if e.state == StateHalfOpen {
 			e.trials.Add(-1) // give the trial permit back
 		}
@@ -216,6 +219,7 @@ func (b *Breaker) finish(p Permit, o outcome, end int64) {
 	code := codeCall
 	if o == failure {
 		code |= codeFail
+		b.failed.Add(1)
 	}
 	th := b.th.Load()
 	if end-p.start > th.slowDur {
@@ -285,10 +289,10 @@ func (b *Breaker) published(from, to State) {
 	}
 }
 
-// refused publishes the refusal of a call.
-func (b *Breaker) refused(err *OpenError) {
+// refused publishes the refusal of a call made with ctx.
+func (b *Breaker) refused(ctx context.Context, err *OpenError) {
 	if b.bus.Active() {
-		b.bus.Publish(err.event)
+		b.bus.PublishContext(ctx, err.event)
 	}
 }
 
@@ -304,7 +308,7 @@ func (b *Breaker) Allow() (Permit, error) {
 	}
 	p, err := b.admit(e, b.clock.Nanotime())
 	if err != nil {
-		b.refused(err)
+		b.refused(context.Background(), err)
 		return Permit{}, err
 	}
 	return p, nil
@@ -369,7 +373,7 @@ func (b *Breaker) Do(ctx context.Context, fn func(context.Context) error) error 
 	}
 	p, oerr := b.admit(e, b.clock.Nanotime())
 	if oerr != nil {
-		b.refused(oerr)
+		b.refused(ctx, oerr)
 		return oerr
 	}
 	if p.e == nil {

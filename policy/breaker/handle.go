@@ -74,6 +74,12 @@ type Snapshot struct {
 	// NotPermitted is the number of calls refused since the breaker was
 	// built or Reset.
 	NotPermitted int64
+	// FailedCalls is the number of calls recorded as failures since the
+	// breaker was built (Reset does not clear it).
+	FailedCalls int64
+	// IgnoredCalls is the number of calls the breaker ignored (IgnoreOn,
+	// IgnoreIf, the caller's cancellation) since it was built.
+	IgnoredCalls int64
 }
 
 // Snapshot returns the breaker's figures. With a time-based window it reads
@@ -82,7 +88,8 @@ type Snapshot struct {
 func (h *Handle) Snapshot() Snapshot {
 	b := h.b
 	e := b.cur.Load()
-	s := Snapshot{State: e.state, Disabled: e.state == StateDisabled, FailureRate: -1, SlowCallRate: -1, NotPermitted: b.notPermitted.Load()}
+	s := Snapshot{State: e.state, Disabled: e.state == StateDisabled, FailureRate: -1, SlowCallRate: -1, NotPermitted: b.notPermitted.Load(),
+		FailedCalls: b.failed.Load(), IgnoredCalls: b.ignoredCalls.Load()}
 	var f figures
 	min := b.th.Load().minCalls
 	switch {

@@ -60,7 +60,7 @@ func (s *stage[T]) Run(ctx context.Context, next policy.Next[T]) (T, policy.Stam
 		return next.Run(ctx)
 	case StateForcedOpen:
 		b.notPermitted.Add(1)
-		b.refused(b.forcedErr)
+		b.refused(ctx, b.forcedErr)
 		var zero T
 		return zero, next.Start, b.forcedErr
 	}
@@ -72,7 +72,7 @@ func (s *stage[T]) Run(ctx context.Context, next policy.Next[T]) (T, policy.Stam
 	if e.state != StateClosed {
 		var oerr *OpenError
 		if p, oerr = b.admit(e, start.At()); oerr != nil {
-			b.refused(oerr)
+			b.refused(ctx, oerr)
 			var zero T
 			return zero, start, oerr
 		}
@@ -104,7 +104,7 @@ func (s *stage[T]) RunAsync(ctx context.Context, next policy.AsyncNext[T]) *futu
 	}
 	p, oerr := b.admit(e, b.clock.Nanotime())
 	if oerr != nil {
-		b.refused(oerr)
+		b.refused(ctx, oerr)
 		switch oerr {
 		case b.forcedErr:
 			return s.forced

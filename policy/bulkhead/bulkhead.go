@@ -79,7 +79,7 @@ func (b *Bulkhead) TryAcquire() bool {
 	if b.disabled || b.tryAcquire() {
 		return true
 	}
-	b.reject()
+	b.reject(context.Background())
 	return false
 }
 
@@ -102,7 +102,7 @@ func (b *Bulkhead) Acquire(ctx context.Context) error {
 		return nil
 	}
 	if b.maxWait <= 0 {
-		return b.reject()
+		return b.reject(ctx)
 	}
 	return b.wait(ctx)
 }
@@ -235,9 +235,9 @@ func (b *Bulkhead) wait(ctx context.Context) error {
 		return b.check(ctx)
 	case <-ctx.Done():
 		timer.Stop()
-		return b.giveUp(w, ctx.Err())
+		return b.giveUp(ctx, w, ctx.Err())
 	case <-timer.C():
-		return b.giveUp(w, nil)
+		return b.giveUp(ctx, w, nil)
 	}
 }
 
@@ -265,7 +265,7 @@ func (b *Bulkhead) check(ctx context.Context) error {
 // its ctx is done — the caller's cancellation came first as far as the
 // caller can tell, so we prefer to fail, as x/sync/semaphore does, and the
 // slot goes to the next waiter or back to the free pool.
-func (b *Bulkhead) giveUp(w *waiter, cerr error) error {
+func (b *Bulkhead) giveUp(ctx context.Context, w *waiter, cerr error) error {
 	b.mu.Lock()
 	select {
 	case <-w.ready:
@@ -283,7 +283,7 @@ func (b *Bulkhead) giveUp(w *waiter, cerr error) error {
 	if cerr != nil {
 		return cerr
 	}
-	return b.reject()
+	return b.reject(ctx)
 }
 
 // pushLocked queues w at the back. b.mu must be held.
@@ -333,12 +333,12 @@ var testHookBeforeQueue func()
 // queued and its timer started, just before it waits.
 var testHookWaiting func()
 
-// reject counts a rejection, publishes it and returns the preallocated
-// error.
-func (b *Bulkhead) reject() error {
+// reject counts a rejection, publishes it with the call's ctx and returns
+// the preallocated error.
+func (b *Bulkhead) reject(ctx context.Context) error {
 	b.rejections.Add(1)
 	if b.bus.Active() {
-		b.bus.Publish(b.rejectEvent)
+		b.bus.PublishContext(ctx, b.rejectEvent)
 	}
 	return b.err
 }

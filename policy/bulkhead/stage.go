@@ -39,7 +39,7 @@ func (s stage[T]) Run(ctx context.Context, next policy.Next[T]) (T, policy.Stamp
 	if !b.tryAcquire() {
 		var err error
 		if b.maxWait <= 0 {
-			err = b.reject()
+			err = b.reject(ctx)
 		} else {
 			err = b.wait(ctx)
 		}

@@ -76,8 +76,8 @@ func (f *Fallback) Handles(ctx context.Context, err error) bool {
 }
 
 // publishUsed reports that the fallback handled err.
-func (f *Fallback) publishUsed(err error) {
+func (f *Fallback) publishUsed(ctx context.Context, err error) {
 	if f.bus.Active() {
-		f.bus.Publish(events.FallbackUsed{Instance: f.instance, Err: err})
+		f.bus.PublishContext(ctx, events.FallbackUsed{Instance: f.instance, Err: err})
 	}
 }

@@ -162,7 +162,7 @@ func (s *stage[T]) Run(ctx context.Context, next policy.Next[T]) (T, policy.Stam
 func (s *stage[T]) fall(ctx context.Context, err error) (T, error) {
 	f := s.f
 	f.handled.Add(1)
-	f.publishUsed(err)
+	f.publishUsed(ctx, err)
 	if s.fn == nil {
 		return s.value, nil
 	}

@@ -68,8 +68,8 @@ func Do[T any](ctx context.Context, h *Hedge, fn func(context.Context) (T, error
 }
 
 // publishStarted reports that attempt (2 or more) started.
-func (h *Hedge) publishStarted(attempt int) {
+func (h *Hedge) publishStarted(ctx context.Context, attempt int) {
 	if h.bus.Active() {
-		h.bus.Publish(events.HedgeStarted{Instance: h.instance, Attempt: attempt})
+		h.bus.PublishContext(ctx, events.HedgeStarted{Instance: h.instance, Attempt: attempt})
 	}
 }

@@ -167,7 +167,7 @@ func (s *stage[T]) Run(ctx context.Context, next policy.Next[T]) (T, policy.Stam
 			started++
 			running++
 			h.hedges.Add(1)
-			h.publishStarted(started)
+			h.publishStarted(ctx, started)
 			c.start(ctx, next, started)
 			if started < h.attempts {
 				timer = h.clock.NewTimer(h.delay)
@@ -381,7 +381,7 @@ func (a *asyncCall[T]) wait(ctx, callCtx context.Context, cancelCall context.Can
 			started++
 			running++
 			h.hedges.Add(1)
-			h.publishStarted(started)
+			h.publishStarted(ctx, started)
 			a.start(callCtx, started)
 			if started < h.attempts {
 				timer = h.clock.NewTimer(h.delay)

@@ -136,7 +136,7 @@ func (l *Limiter) AllowAt(now int64) (ok bool, retryAfter time.Duration) {
 	}
 	d, _, ok := l.take(now, 0)
 	if !ok {
-		l.reject()
+		l.reject(context.Background())
 		return false, time.Duration(d)
 	}
 	return true, 0
@@ -250,7 +250,7 @@ func (l *Limiter) wait(ctx context.Context, now int64) (waited bool, err error) 
 	}
 	maxWait := l.st.Load().maxWait
 	if maxWait <= 0 {
-		return false, l.reject()
+		return false, l.reject(ctx)
 	}
 	if err := ctx.Err(); err != nil {
 		return false, err
@@ -261,7 +261,7 @@ func (l *Limiter) wait(ctx context.Context, now int64) (waited bool, err error) 
 	}
 	d, res, ok := l.take(now, limit)
 	if !ok {
-		return false, l.reject()
+		return false, l.reject(ctx)
 	}
 	if d == 0 {
 		return false, nil // a permit came free meanwhile
@@ -273,12 +273,12 @@ func (l *Limiter) wait(ctx context.Context, now int64) (waited bool, err error) 
 	return true, nil
 }
 
-// reject counts a rejection, publishes it and returns the preallocated
-// error.
-func (l *Limiter) reject() error {
+// reject counts a rejection, publishes it with the call's ctx and returns
+// the preallocated error.
+func (l *Limiter) reject(ctx context.Context) error {
 	l.rejections.Add(1)
 	if l.bus.Active() {
-		l.bus.Publish(l.rejectEvent)
+		l.bus.PublishContext(ctx, l.rejectEvent)
 	}
 	return l.err
 }

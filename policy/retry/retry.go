@@ -114,7 +114,7 @@ func (r *Retry) Do(ctx context.Context, fn func(context.Context) error) error {
 		}
 		d := r.delay(n, prev)
 		prev = d
-		r.publish(n, d, err)
+		r.publish(ctx, n, d, err)
 		if werr := policy.Sleep(ctx, r.clock, d); werr != nil {
 			r.cancelled.Add(1)
 			return werr
@@ -183,9 +183,9 @@ func (r *Retry) now(s policy.Stamp) int64 {
 }
 
 // publish reports that attempt n+1 starts after d because of err.
-func (r *Retry) publish(n int, d time.Duration, err error) {
+func (r *Retry) publish(ctx context.Context, n int, d time.Duration, err error) {
 	if r.bus.Active() {
-		r.bus.Publish(events.RetryAttempt{Instance: r.instance, Attempt: n + 1, Wait: d, Err: err})
+		r.bus.PublishContext(ctx, events.RetryAttempt{Instance: r.instance, Attempt: n + 1, Wait: d, Err: err})
 	}
 }
 

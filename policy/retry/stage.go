@@ -99,7 +99,7 @@ func (s stage[T]) again(ctx context.Context, next policy.Next[T], v T, err error
 		}
 		d := r.delay(n, prev)
 		prev = d
-		r.publish(n, d, err)
+		r.publish(ctx, n, d, err)
 		judging = false
 		if werr := policy.Sleep(ctx, r.clock, d); werr != nil {
 			r.cancelled.Add(1)
@@ -232,7 +232,7 @@ func (a *asyncCall[T]) judge(v T, err error) {
 	}
 	d := r.delay(a.n, a.prev)
 	a.prev = d
-	r.publish(a.n, d, err)
+	r.publish(a.ctx, a.n, d, err)
 	if !a.release() {
 		r.cancelled.Add(1) // cancelled while deciding
 		return

@@ -68,7 +68,7 @@ func (s *stage[T]) runCooperative(ctx context.Context, next policy.Next[T]) (T, 
 	defer cancel() // also on panic: the deadline's timer never outlives the call
 	v, end, err := next.Run(wctx)
 	if ours(ctx, wctx) {
-		t.timedOut()
+		t.timedOut(ctx)
 		var zero T
 		return zero, end, t.err // the work returned just now: its end reading is the timeout's
 	}
@@ -126,14 +126,14 @@ func (s *stage[T]) runDetached(ctx context.Context, next policy.Next[T]) (T, pol
 
 	select {
 	case <-c.done:
-		return s.collect(c, cancel)
+		return s.collect(ctx, c, cancel)
 	case <-wctx.Done():
 	}
 	if !c.state.CompareAndSwap(running, abandoned) {
 		// The work finished as the deadline fired: its send on done is on
 		// its way, and c.late says which came first.
 		<-c.done
-		return s.collect(c, cancel)
+		return s.collect(ctx, c, cancel)
 	}
 	// c now belongs to the goroutine, which recycles it when the work
 	// returns. Cancelling wctx changes nothing for the work (it is done
@@ -143,13 +143,13 @@ func (s *stage[T]) runDetached(ctx context.Context, next policy.Next[T]) (T, pol
 		return zero, policy.NoStamp, err // the caller's own cancellation passes through
 	}
 	now := t.clock.Nanotime()
-	t.timedOut()
+	t.timedOut(ctx)
 	return zero, policy.Stamp(now), t.err
 }
 
 // collect returns the outcome of a finished call, recycles c and cancels
 // the deadline. A panic of the work goes on here, on the caller's goroutine.
-func (s *stage[T]) collect(c *call[T], cancel context.CancelFunc) (T, policy.Stamp, error) {
+func (s *stage[T]) collect(ctx context.Context, c *call[T], cancel context.CancelFunc) (T, policy.Stamp, error) {
 	v, err, end := c.v, c.err, c.end
 	late, panicked, pv, goexit := c.late, c.panicked, c.panicValue, c.goexit
 	s.recycle(c)
@@ -164,7 +164,7 @@ func (s *stage[T]) collect(c *call[T], cancel context.CancelFunc) (T, policy.Sta
 		if !end.OK() {
 			end = policy.Stamp(t.clock.Nanotime())
 		}
-		t.timedOut()
+		t.timedOut(ctx)
 		var zero T
 		return zero, end, t.err
 	}
@@ -243,7 +243,7 @@ func (s *stage[T]) RunAsync(ctx context.Context, next policy.AsyncNext[T]) *futu
 	timeout := func() {
 		if decided.CompareAndSwap(false, true) {
 			defer pr.Fail(t.err) // even if a listener of the event panics
-			t.timedOut()
+			t.timedOut(ctx)
 		}
 	}
 	stop := context.AfterFunc(wctx, func() {

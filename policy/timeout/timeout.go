@@ -91,10 +91,10 @@ func ours(ctx, wctx context.Context) bool {
 	return wctx.Err() != nil && ctx.Err() == nil
 }
 
-// timedOut counts a timeout and publishes it.
-func (t *Timeout) timedOut() {
+// timedOut counts a timeout and publishes it with the caller's ctx.
+func (t *Timeout) timedOut(ctx context.Context) {
 	t.timeouts.Add(1)
 	if t.bus.Active() {
-		t.bus.Publish(events.Timeout{Instance: t.instance, Timeout: t.Duration()})
+		t.bus.PublishContext(ctx, events.Timeout{Instance: t.instance, Timeout: t.Duration()})
 	}
 }

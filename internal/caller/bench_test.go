@@ -1,0 +1,10 @@
+package caller
+
+import "testing"
+
+func BenchmarkPC(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		_ = PC()
+	}
+}

@@ -1,0 +1,5 @@
+//go:build !race
+
+package caller
+
+const raceEnabled = false
