@@ -80,6 +80,7 @@ func (s stage[T]) again(ctx context.Context, next policy.Next[T], v T, err error
 		}
 		d := r.delay(n, prev)
 		prev = d
+		d = r.waitFor(err, n, d)
 		r.publish(n, d, err)
 		if werr := policy.Sleep(ctx, r.clock, d); werr != nil {
 			r.cancelled.Add(1)
@@ -183,6 +184,7 @@ func (a *asyncCall[T]) done(v T, err error) {
 	}
 	d := r.delay(a.n, a.prev)
 	a.prev = d
+	d = r.waitFor(err, a.n, d)
 	r.publish(a.n, d, err)
 	if !a.release() {
 		r.cancelled.Add(1) // cancelled while deciding
