@@ -17,7 +17,7 @@ import (
 // waitErr asks for a wait, as an HTTP 429 with Retry-After does.
 type waitErr struct{ d time.Duration }
 
-func (e waitErr) Error() string              { return "busy, retry after " + e.d.String() }
+func (e waitErr) Error() string             { return "busy, retry after " + e.d.String() }
 func (e waitErr) RetryAfter() time.Duration { return e.d }
 
 // hookCall records one call of a WaitFunc.
