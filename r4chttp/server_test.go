@@ -18,8 +18,8 @@ import (
 
 	"github.com/resilience4cata/r4c"
 	"github.com/resilience4cata/r4c/pipeline"
-	"github.com/resilience4cata/r4c/policy/fallback"
 	"github.com/resilience4cata/r4c/policy/adaptivelimit"
+	"github.com/resilience4cata/r4c/policy/fallback"
 	"github.com/resilience4cata/r4c/policy/ratelimit"
 	"github.com/resilience4cata/r4c/policy/timeout"
 	"github.com/resilience4cata/r4c/r4chttp"
