@@ -172,7 +172,9 @@ func TestServerStreamHoldsItsSlotForItsLife(t *testing.T) {
 	reg, _ := newReg(t, 1)
 	next := make(chan struct{})
 	h := &health{
-		check: func(context.Context, *healthpb.HealthCheckRequest) (*healthpb.HealthCheckResponse, error) { return serving(), nil },
+		check: func(context.Context, *healthpb.HealthCheckRequest) (*healthpb.HealthCheckResponse, error) {
+			return serving(), nil
+		},
 		watch: func(req *healthpb.HealthCheckRequest, s healthpb.Health_WatchServer) error {
 			for range 3 {
 				if err := s.Send(serving()); err != nil {
