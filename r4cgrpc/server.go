@@ -42,7 +42,8 @@ type ServerConfig struct {
 	// say the server failed or is overloaded, as HTTP's 5xx: Unknown,
 	// DeadlineExceeded, ResourceExhausted, Internal, Unavailable and
 	// DataLoss. A call the client cancelled is no sample whatever its
-	// code; one whose deadline passed in the server is DeadlineExceeded.
+	// code; one whose deadline passed in the server (or was cancelled
+	// within 10ms of it) is DeadlineExceeded.
 	Drop func(codes.Code) bool
 	// Priority, when set, gives a call's priority for the adaptive limit
 	// from its ctx (with its incoming metadata) and full method name.
@@ -168,10 +169,20 @@ func serveCall(ctx context.Context, c *serverCall) (any, error) {
 	if c.err == nil {
 		return c.resp, nil
 	}
-	if e := c.ctx.Err(); e == context.Canceled {
-		return nil, e // the client went away: no sample
-	}
 	code := status.Code(c.err)
+	switch e := c.ctx.Err(); {
+	case e == nil:
+	case e == context.DeadlineExceeded || deadlinePassed(c.ctx):
+		// The client's deadline passed in the server, whatever the
+		// handler returned (its ctx's error, as is, says Unknown).
+		code = codes.DeadlineExceeded
+		if c.s.drop(code) {
+			return nil, &CodeError{Code: code, err: status.Error(code, c.err.Error()), drop: true}
+		}
+		return c.resp, nil
+	default:
+		return nil, context.Canceled // the client went away: no sample
+	}
 	if c.s.drop(code) {
 		return nil, &CodeError{Code: code, err: c.err, drop: true}
 	}
@@ -239,6 +250,20 @@ func (s *server) refuse(ctx context.Context, err error, trailer func(metadata.MD
 		return status.Error(codes.DeadlineExceeded, err.Error())
 	}
 	return status.Error(codes.Unavailable, err.Error())
+}
+
+// deadlineSlack is how close to its deadline a call's cancellation counts
+// as the deadline's: a client whose deadline passes resets its stream, and
+// the reset may reach the server a little before the server's own timer
+// (set from grpc-timeout when the call arrived) fires.
+const deadlineSlack = 10 * time.Millisecond
+
+// deadlinePassed reports whether ctx's deadline has passed, or is within
+// deadlineSlack. gRPC deadlines are real time, so this reads the system
+// clock.
+func deadlinePassed(ctx context.Context) bool {
+	d, ok := ctx.Deadline()
+	return ok && !policy.System.Now().Add(deadlineSlack).Before(d)
 }
 
 // serverStream gives the handler the pipeline's ctx (with the timeout's

@@ -293,3 +293,18 @@ func TestServerInterceptorErrors(t *testing.T) {
 	assert.EqualError(t, err, "R4C-ATR-010 r4cgrpc.UnaryServerInterceptor=retrying.retry: a server pipeline must not have a retry or a hedge: a handler answers once")
 	assert.ErrorIs(t, err, r4c.ErrConfig)
 }
+
+func TestServerClientDeadlineIsADrop(t *testing.T) {
+	reg, _ := newReg(t, 4)
+	h := &health{check: func(ctx context.Context, req *healthpb.HealthCheckRequest) (*healthpb.HealthCheckResponse, error) {
+		<-ctx.Done()
+		return nil, ctx.Err() // as is: gRPC would call it Unknown
+	}}
+	cl := startBuf(t, h, shedding(t, reg, "api", r4cgrpc.ServerConfig{}))
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	defer cancel()
+	_, err := cl.Check(ctx, &healthpb.HealthCheckRequest{})
+	assert.Equal(t, codes.DeadlineExceeded, status.Code(err))
+	eventually(t, func() bool { return snapshot(t, reg, "api").InFlight == 0 }, "the slot is freed")
+	assert.EqualValues(t, 1, snapshot(t, reg, "api").Drops, "the server was too slow for its client: a drop")
+}
