@@ -195,7 +195,7 @@ func send(ctx context.Context, rt *roundTrip) (*http.Response, error) {
 	rt.mu.Lock()
 	if rt.done {
 		rt.mu.Unlock()
-		return nil, errHandlerGone
+		return nil, errLate
 	}
 	if rt.inFlight > 0 && !rt.idempotent {
 		rt.mu.Unlock()
@@ -252,7 +252,7 @@ func send(ctx context.Context, rt *roundTrip) (*http.Response, error) {
 	if !t.failure(resp) {
 		if !rt.keep(resp) {
 			t.discard(resp)
-			return nil, errHandlerGone
+			return nil, errLate
 		}
 		return resp, nil
 	}
@@ -335,6 +335,10 @@ func (rt *roundTrip) finish(resp *http.Response, err error) (*http.Response, err
 }
 
 var errNoResponse = errors.New("r4c: http: the pipeline returned no response")
+
+// errLate is what an attempt returns when the RoundTrip it belongs to has
+// returned already (its response, if any, is discarded).
+var errLate = errors.New("r4c: http: the round trip was answered already")
 
 // readAhead reads up to DrainLimit of a failure's body into memory: when
 // that is the whole body, the connection is free at once and the body
