@@ -10,6 +10,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/resilience4cata/r4c"
 	"github.com/resilience4cata/r4c/future"
@@ -110,22 +111,71 @@ func invoke(ctx context.Context, u *unaryCall) (any, error) {
 	return nil, u.c.classify(ctx, u.method, u.err, trailer)
 }
 
+// attempt is the outcome of one attempt of a call through a pipeline that
+// detaches: its own reply message and its status error.
+type attempt struct {
+	reply proto.Message
+	err   error
+}
+
+// invokeApart is invoke for a pipeline that detaches (a hedge, a detached
+// timeout): attempts may overlap each other and outlive the call, so each
+// writes into a reply of its own, and the winner's is copied into the
+// caller's once the pipeline returns.
+func invokeApart(ctx context.Context, u *unaryCall) (any, error) {
+	reply := u.reply.(proto.Message).ProtoReflect().New().Interface()
+	var trailer metadata.MD
+	opts := append(u.opts[:len(u.opts):len(u.opts)], grpc.Trailer(&trailer))
+	err := u.invoker(ctx, u.method, u.req, reply, u.cc, opts...)
+	if cerr := u.c.classify(ctx, u.method, err, trailer); cerr != nil {
+		return nil, cerr
+	}
+	return &attempt{reply: reply, err: err}, nil
+}
+
 // UnaryClientInterceptor returns an interceptor that sends each unary call
 // through p, configured by cfg; each attempt of a retry or a hedge invokes
-// the call again with the same request (a hedge's attempts share the
-// reply message: give such a pipeline only calls whose reply is written
-// once, or no hedge). The pipeline's ctx, with its timeout's deadline,
-// goes to the call. The caller gets the last attempt's status error, or
-// the pipeline's error as a status: a rejection is Unavailable (or
-// ResourceExhausted for a rate limiter), a timeout DeadlineExceeded; the
-// status's Err unwraps to the r4c error (errors.Is(err,
-// policy.ErrRejected) holds). It returns a *r4c.ConfigError for a nil p
-// (R4C-REG-005).
+// the call again with the same request. The pipeline's ctx, with its
+// timeout's deadline, goes to the call. The caller gets the last
+// attempt's status error, or the pipeline's error as a [*StatusError]: a
+// rejection is Unavailable (ResourceExhausted for a rate limiter's), a
+// timeout DeadlineExceeded, and it unwraps to the r4c error
+// (errors.Is(err, policy.ErrRejected) holds).
+//
+// When p detaches (a hedge, or a timeout in its detached mode: see
+// pipeline.Pipeline.Detaches), attempts can overlap and outlive the call:
+// each then gets a reply message of its own (the reply must be a
+// proto.Message), and the winning attempt's is merged into the caller's
+// after the caller's is reset. With a cooperative timeout and no hedge,
+// attempts write into the caller's reply directly.
+//
+// It returns a *r4c.ConfigError for a nil p (R4C-REG-005).
 func UnaryClientInterceptor(p *pipeline.Pipeline[any], cfg ClientConfig) (grpc.UnaryClientInterceptor, error) {
 	if p == nil {
 		return nil, &r4c.ConfigError{Code: r4c.CodeBuilder, Key: "r4cgrpc.UnaryClientInterceptor", Value: "nil", Rule: "the pipeline must not be nil"}
 	}
 	c := newClient(cfg)
+	if p.Detaches() {
+		b := pipeline.Bind(p, invokeApart)
+		return func(ctx context.Context, method string, req, reply any, cc *grpc.ClientConn, invoker grpc.UnaryInvoker, opts ...grpc.CallOption) error {
+			dst, ok := reply.(proto.Message)
+			if !ok {
+				return status.Error(codes.Internal, "r4c: grpc: a pipeline that detaches needs a proto.Message reply")
+			}
+			u := &unaryCall{c: c, method: method, req: req, reply: reply, cc: cc, invoker: invoker, opts: opts}
+			v, err := b.ExecuteContext(ctx, u)
+			if err != nil {
+				return asStatus(err)
+			}
+			a, ok := v.(*attempt)
+			if !ok {
+				return nil // a fallback answered: the reply is left as it was
+			}
+			proto.Reset(dst)
+			proto.Merge(dst, a.reply)
+			return a.err
+		}, nil
+	}
 	b := pipeline.Bind(p, invoke)
 	return func(ctx context.Context, method string, req, reply any, cc *grpc.ClientConn, invoker grpc.UnaryInvoker, opts ...grpc.CallOption) error {
 		u := &unaryCall{c: c, method: method, req: req, reply: reply, cc: cc, invoker: invoker, opts: opts}

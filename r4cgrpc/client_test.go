@@ -22,6 +22,7 @@ import (
 	"github.com/resilience4cata/r4c/policy"
 	"github.com/resilience4cata/r4c/policy/adaptivelimit"
 	"github.com/resilience4cata/r4c/policy/breaker"
+	"github.com/resilience4cata/r4c/policy/hedge"
 	"github.com/resilience4cata/r4c/policy/retry"
 	"github.com/resilience4cata/r4c/policy/timeout"
 	"github.com/resilience4cata/r4c/r4cgrpc"
@@ -301,4 +302,43 @@ func TestClientInterceptorErrors(t *testing.T) {
 	assert.ErrorIs(t, err, r4cgrpc.ErrStreamRetry)
 	assert.ErrorIs(t, err, r4c.ErrConfig)
 	assert.Contains(t, err.Error(), "R4C-ATR-010 r4cgrpc.StreamClientInterceptor=be.retry")
+}
+
+func TestClientHedgeGivesEachAttemptItsOwnReply(t *testing.T) {
+	reg, clk := newReg(t, 4)
+	release := make(chan struct{})
+	var n atomic.Int32
+	h := &health{check: func(ctx context.Context, req *healthpb.HealthCheckRequest) (*healthpb.HealthCheckResponse, error) {
+		if n.Add(1) == 1 {
+			select { // the slow first attempt: it loses
+			case <-release:
+			case <-ctx.Done():
+			}
+			return &healthpb.HealthCheckResponse{Status: healthpb.HealthCheckResponse_NOT_SERVING}, nil
+		}
+		return serving(), nil
+	}}
+	p, err := r4cgrpc.NewClientPipeline(reg, "be", func(b *pipeline.Builder[any]) {
+		b.Timeout(func(c *timeout.Config) { c.Disabled = true })
+		b.Hedge(func(c *hedge.Config) { c.Delay = 100 * time.Millisecond })
+	})
+	require.NoError(t, err)
+	require.True(t, p.Detaches())
+	cl := startBuf(t, h, nil, protecting(t, p, r4cgrpc.ClientConfig{})...)
+	done := make(chan *healthpb.HealthCheckResponse, 1)
+	go func() {
+		resp, err := cl.Check(context.Background(), &healthpb.HealthCheckRequest{})
+		if err != nil {
+			done <- nil
+			return
+		}
+		done <- resp
+	}()
+	eventually(t, func() bool { return n.Load() == 1 }, "the first attempt reaches the server")
+	clk.Advance(100 * time.Millisecond)
+	resp := recv(t, done)
+	close(release)
+	require.NotNil(t, resp)
+	assert.Equal(t, healthpb.HealthCheckResponse_SERVING, resp.Status, "the winner's reply, whatever the loser writes")
+	assert.EqualValues(t, 2, n.Load())
 }

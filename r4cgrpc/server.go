@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strconv"
+	"sync"
 	"time"
 
 	"google.golang.org/grpc"
@@ -147,16 +148,65 @@ type serverCall struct {
 	ss      grpc.ServerStream
 	shandle grpc.StreamHandler
 
+	// Written by the handler's goroutine; read after settle.
 	resp any
 	err  error // the handler's error, as the caller gets it
-	ran  bool
+
+	mu    sync.Mutex
+	state int           // handlerIdle … handlerAbandoned
+	wake  chan struct{} // closed when a running handler returns, if someone waits
+}
+
+// The states of a serverCall's handler.
+const (
+	handlerIdle      = iota // not called yet
+	handlerRunning          // running
+	handlerDone             // it returned
+	handlerAbandoned        // the pipeline returned first: never call it
+)
+
+// errHandlerGone is what serveCall returns when it is called after the
+// call was answered, or a second time.
+var errHandlerGone = errors.New("r4c: grpc: the call was answered already")
+
+// settle waits for a running handler to return (a detached timeout
+// returns before it does) and stops one that has not started from ever
+// starting. It reports whether the handler ran.
+func (c *serverCall) settle() bool {
+	c.mu.Lock()
+	switch c.state {
+	case handlerIdle:
+		c.state = handlerAbandoned
+		c.mu.Unlock()
+		return false
+	case handlerRunning:
+		c.wake = make(chan struct{})
+		c.mu.Unlock()
+		<-c.wake
+		return true
+	}
+	c.mu.Unlock()
+	return true
+}
+
+func (c *serverCall) exit() {
+	c.mu.Lock()
+	c.state = handlerDone
+	if c.wake != nil {
+		close(c.wake)
+	}
+	c.mu.Unlock()
 }
 
 func serveCall(ctx context.Context, c *serverCall) (any, error) {
-	if c.ran {
-		return nil, errors.New("r4c: grpc: the handler was called already")
+	c.mu.Lock()
+	if c.state != handlerIdle {
+		c.mu.Unlock()
+		return nil, errHandlerGone
 	}
-	c.ran = true
+	c.state = handlerRunning
+	c.mu.Unlock()
+	defer c.exit()
 	if c.handler != nil {
 		c.resp, c.err = c.handler(ctx, c.req)
 	} else {
@@ -204,7 +254,8 @@ func (s *server) unary(ctx context.Context, req any, info *grpc.UnaryServerInfo,
 	}
 	c := &serverCall{s: s, ctx: ctx, method: info.FullMethod, req: req, handler: handler}
 	v, err := s.bound.ExecuteContext(s.ctxFor(ctx, info.FullMethod), c)
-	if c.ran && (err == nil || c.err != nil) {
+	ran := c.settle()
+	if ran && (err == nil || c.err != nil) {
 		if c.err != nil {
 			return nil, c.err
 		}
@@ -223,7 +274,8 @@ func (s *server) stream(srv any, ss grpc.ServerStream, info *grpc.StreamServerIn
 	ctx := ss.Context()
 	c := &serverCall{s: s, ctx: ctx, method: info.FullMethod, srv: srv, ss: ss, shandle: handler}
 	_, err := s.bound.ExecuteContext(s.ctxFor(ctx, info.FullMethod), c)
-	if c.ran && (err == nil || c.err != nil) {
+	ran := c.settle()
+	if ran && (err == nil || c.err != nil) {
 		return c.err
 	}
 	if err == nil {

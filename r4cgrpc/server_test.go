@@ -19,6 +19,7 @@ import (
 	"github.com/resilience4cata/r4c/pipeline"
 	"github.com/resilience4cata/r4c/policy/adaptivelimit"
 	"github.com/resilience4cata/r4c/policy/ratelimit"
+	"github.com/resilience4cata/r4c/policy/timeout"
 	"github.com/resilience4cata/r4c/r4cgrpc"
 )
 
@@ -332,4 +333,30 @@ func TestServerClientDeadlineIsADrop(t *testing.T) {
 			assert.Equal(t, c.drops, s.Drops-before)
 		})
 	}
+}
+
+func TestServerDetachedTimeoutWaitsForTheHandler(t *testing.T) {
+	reg, clk := newReg(t, 4)
+	entered := make(chan struct{})
+	var returned atomic.Bool
+	h := &health{check: func(ctx context.Context, req *healthpb.HealthCheckRequest) (*healthpb.HealthCheckResponse, error) {
+		close(entered)
+		<-ctx.Done() // the pipeline's deadline
+		returned.Store(true)
+		return serving(), nil
+	}}
+	cl := startBuf(t, h, shedding(t, reg, "api", r4cgrpc.ServerConfig{}, func(b *pipeline.Builder[any]) {
+		b.Timeout(func(c *timeout.Config) { c.Timeout = 2 * time.Second }) // detached: the default mode
+	}))
+	done := make(chan error, 1)
+	go func() {
+		_, err := cl.Check(context.Background(), &healthpb.HealthCheckRequest{})
+		done <- err
+	}()
+	recv(t, entered)
+	clk.Advance(2 * time.Second)
+	err := recv(t, done)
+	assert.Equal(t, codes.DeadlineExceeded, status.Code(err))
+	assert.True(t, returned.Load(), "the handler returned before the call was answered")
+	assert.EqualValues(t, 1, snapshot(t, reg, "api").Drops)
 }
