@@ -174,6 +174,15 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	return rt.finish(resp, err)
 }
 
+// CloseIdleConnections closes the idle connections of the base transport,
+// if it has such a method (http.Transport has): http.Client's
+// CloseIdleConnections reaches it through this one.
+func (t *Transport) CloseIdleConnections() {
+	if c, ok := t.base.(interface{ CloseIdleConnections() }); ok {
+		c.CloseIdleConnections()
+	}
+}
+
 // roundTrip is one RoundTrip: its request and the responses its attempts
 // got.
 type roundTrip struct {

@@ -656,3 +656,22 @@ func TestStatusError(t *testing.T) {
 }
 
 var _ = clocktest.NewManualClock
+
+type idleCloser struct {
+	canned http.RoundTripper
+	closed atomic.Int32
+}
+
+func (c *idleCloser) RoundTrip(r *http.Request) (*http.Response, error) { return c.canned.RoundTrip(r) }
+func (c *idleCloser) CloseIdleConnections()                             { c.closed.Add(1) }
+
+func TestTransportClosesIdleConnectionsOfItsBase(t *testing.T) {
+	reg, _ := newReg(t, 10)
+	p, err := r4chttp.NewClientPipeline(reg, "be")
+	require.NoError(t, err)
+	base := &idleCloser{}
+	tr, err := r4chttp.NewTransport(p, r4chttp.ClientConfig{Base: base})
+	require.NoError(t, err)
+	(&http.Client{Transport: tr}).CloseIdleConnections()
+	assert.EqualValues(t, 1, base.closed.Load())
+}
