@@ -675,3 +675,35 @@ func TestTransportClosesIdleConnectionsOfItsBase(t *testing.T) {
 	(&http.Client{Transport: tr}).CloseIdleConnections()
 	assert.EqualValues(t, 1, base.closed.Load())
 }
+
+func TestClientDetachedTimeoutDiscardsTheLateResponse(t *testing.T) {
+	reg, clk := newReg(t, 10)
+	entered, release := make(chan struct{}), make(chan struct{})
+	be := newBackend(t, func(w http.ResponseWriter, r *http.Request) {
+		close(entered)
+		<-release // answers after the caller was told it timed out
+		_, _ = io.WriteString(w, "late")
+	})
+	p, err := pipeline.NewBuilder[*http.Response](reg, "be").AdaptiveLimit(nil).
+		Timeout(func(c *timeout.Config) { c.Timeout = time.Second }).Build() // detached
+	require.NoError(t, err)
+	require.True(t, p.Detaches())
+	c, tr := client(t, p, clk)
+	errc := make(chan error, 1)
+	go func() {
+		resp, err := c.Get(be.URL)
+		if err == nil {
+			resp.Body.Close()
+		}
+		errc <- err
+	}()
+	recv(t, entered)
+	clk.Advance(time.Second)
+	err = recv(t, errc)
+	require.ErrorIs(t, err, timeout.ErrCallTimeout)
+	close(release)
+	eventually(t, func() bool { return snapshot(t, reg, "be").InFlight == 0 }, "the abandoned attempt ends and frees its slot")
+	for _, b := range tr.all() {
+		assert.True(t, b.closed.Load(), "a response that came late is closed")
+	}
+}

@@ -564,3 +564,19 @@ func TestParsePriority(t *testing.T) {
 		assert.Equal(t, want, r4chttp.ParsePriority(in), "%q", in)
 	}
 }
+
+func TestServerHandlerPanicFreesTheSlot(t *testing.T) {
+	reg, _ := newReg(t, 1)
+	srv := serve(t, reg, "api", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/panic" {
+			panic(http.ErrAbortHandler) // net/http recovers it, quietly
+		}
+		_, _ = io.WriteString(w, "ok")
+	}), r4chttp.ServerConfig{})
+	_, err := srv.Client().Get(srv.URL + "/panic")
+	require.Error(t, err, "the connection is aborted")
+	eventually(t, func() bool { return snapshot(t, reg, "api").InFlight == 0 }, "the slot is freed")
+	resp, body := get(t, srv.Client(), srv.URL)
+	assert.Equal(t, http.StatusOK, resp.StatusCode, "the only slot is free again")
+	assert.Equal(t, "ok", body)
+}
