@@ -37,6 +37,14 @@ func (p *Pipeline[T]) Name() string { return p.name }
 // such as ["retry", "adaptivelimit", "timeout"]; custom policies are "custom".
 func (p *Pipeline[T]) Policies() []string { return append([]string(nil), p.kinds...) }
 
+// Detaches reports whether a stage may call the function on a goroutine
+// of its own, and so after Execute has returned: an enabled hedge (its
+// losing attempts), or an enabled timeout in its default, detached mode
+// (a call it abandoned at the deadline). A function that writes into
+// memory its caller reads afterwards must then write into memory of its
+// own per call (r4cgrpc gives each attempt its own reply message).
+func (p *Pipeline[T]) Detaches() bool { return p.detaches }
+
 // Execute runs fn through the pipeline on the calling goroutine, with
 // context.Background() for the policies. It returns fn's outcome or the
 // error of the policy that stopped it. It allocates nothing on the success

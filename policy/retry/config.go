@@ -134,6 +134,17 @@ type Config struct {
 	// this field is set.
 	RetryIfResult func(any) bool
 
+	// WaitFunc, when set, chooses the wait before each retry: it is called
+	// with the error of the failed attempt, the number of that attempt (1
+	// for the first) and the wait the backoff computed (Wait, Multiplier,
+	// MaxDelay and Jitter applied), and the retry waits what it returns
+	// instead (a negative return waits nothing). The returned wait is used
+	// as is: MaxDelay and Jitter do not apply to it. It must be safe for
+	// concurrent use. Default nil: the backoff's wait. [RetryAfterWait]
+	// honours the wait an error asks for (a rate limiter's refusal, an HTTP
+	// 429 or 503 with Retry-After).
+	WaitFunc func(err error, attempt int, backoff time.Duration) time.Duration
+
 	// BudgetRatio turns on the retry budget when positive: over the last
 	// BudgetWindow, retries may add at most BudgetRatio times the calls
 	// made (plus BudgetMinRetries). So 0.2 lets retries add at most 20% to

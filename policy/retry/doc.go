@@ -25,6 +25,8 @@
 // Retry n waits Wait × Multiplier^(n-1), capped at MaxDelay, spread at
 // random by Jitter. Waits run on the registry's clock (policy.Env.Clock),
 // honour ctx, and publish an events.RetryAttempt before they start.
+// Config.WaitFunc replaces the computed wait by one of its choosing, such as
+// the wait the failed attempt's error asks for ([RetryAfterWait]).
 //
 // # Budget
 //

@@ -36,6 +36,7 @@ var keys = policy.NewTable(
 	policy.CodeOnly("AbortOn", func(c *Config) *[]error { return &c.AbortOn }),
 	policy.CodeOnly("AbortIf", func(c *Config) *func(error) bool { return &c.AbortIf }),
 	policy.CodeOnly("RetryIfResult", func(c *Config) *func(any) bool { return &c.RetryIfResult }),
+	policy.CodeOnly("WaitFunc", func(c *Config) *func(error, int, time.Duration) time.Duration { return &c.WaitFunc }),
 	policy.CodeOnly("Rand", func(c *Config) *func() float64 { return &c.Rand }),
 )
 

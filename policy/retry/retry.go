@@ -2,6 +2,7 @@ package retry
 
 import (
 	"context"
+	"errors"
 	"math"
 	"math/rand/v2"
 	"sync"
@@ -41,6 +42,7 @@ type Retry struct {
 	abortOn  []error
 	abortIf  func(error) bool
 	resultIf func(any) bool
+	waitFunc func(error, int, time.Duration) time.Duration
 	budget   *budget // nil: no budget
 
 	retries          atomic.Int64
@@ -72,6 +74,7 @@ func New(cfg Config, env policy.Env) (*Retry, error) {
 		abortOn:  cfg.AbortOn,
 		abortIf:  cfg.AbortIf,
 		resultIf: cfg.RetryIfResult,
+		waitFunc: cfg.WaitFunc,
 	}
 	if r.rand == nil {
 		r.rand = rand.Float64
@@ -114,6 +117,7 @@ func (r *Retry) Do(ctx context.Context, fn func(context.Context) error) error {
 		}
 		d := r.delay(n, prev)
 		prev = d
+		d = r.waitFor(err, n, d)
 		r.publish(ctx, n, d, err)
 		if werr := policy.Sleep(ctx, r.clock, d); werr != nil {
 			r.cancelled.Add(1)
@@ -172,6 +176,34 @@ func (r *Retry) delay(n int, prev time.Duration) time.Duration {
 		return 0
 	}
 	return time.Duration(d)
+}
+
+// waitFor returns the wait before the retry that follows attempt n, which
+// failed with err: backoff, or what Config.WaitFunc makes of it.
+func (r *Retry) waitFor(err error, n int, backoff time.Duration) time.Duration {
+	if r.waitFunc == nil {
+		return backoff
+	}
+	if d := r.waitFunc(err, n, backoff); d > 0 {
+		return d
+	}
+	return 0
+}
+
+// RetryAfterWait is a Config.WaitFunc that honours the wait an error asks
+// for: when err, or an error it wraps (errors.As), has a method
+// RetryAfter() time.Duration, the retry waits the longer of that and
+// backoff; otherwise backoff. A rate limiter's refusal
+// (ratelimit.RateLimitedError) and r4chttp's StatusError for a 429 or 503
+// with a Retry-After header have that method.
+func RetryAfterWait(err error, attempt int, backoff time.Duration) time.Duration {
+	var ra interface{ RetryAfter() time.Duration }
+	if errors.As(err, &ra) {
+		if d := ra.RetryAfter(); d > backoff {
+			return d
+		}
+	}
+	return backoff
 }
 
 // now returns the reading s carries, or reads the clock.

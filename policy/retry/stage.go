@@ -99,6 +99,7 @@ func (s stage[T]) again(ctx context.Context, next policy.Next[T], v T, err error
 		}
 		d := r.delay(n, prev)
 		prev = d
+		d = r.waitFor(err, n, d)
 		r.publish(ctx, n, d, err)
 		judging = false
 		if werr := policy.Sleep(ctx, r.clock, d); werr != nil {
@@ -232,6 +233,7 @@ func (a *asyncCall[T]) judge(v T, err error) {
 	}
 	d := r.delay(a.n, a.prev)
 	a.prev = d
+	d = r.waitFor(err, a.n, d)
 	r.publish(a.ctx, a.n, d, err)
 	if !a.release() {
 		r.cancelled.Add(1) // cancelled while deciding
