@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"sync"
+	"time"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
@@ -32,6 +33,10 @@ type ClientConfig struct {
 	// a success, whose latency is a sample, and goes to the caller as is.
 	// Default: Unknown, Aborted, Internal and DataLoss.
 	Failure func(codes.Code) bool
+	// MaxPushback is the longest grpc-retry-pushback-ms a retry waits
+	// for: a call whose server asks for longer is not retried
+	// ([NotRetryable]). Not negative. Default [DefaultMaxPushback] (30s).
+	MaxPushback time.Duration
 	// Idempotent reports whether a method (its full name,
 	// "/pkg.Service/Method") may be sent again after any failure. Other
 	// methods are retried only after Unavailable or ResourceExhausted, the
@@ -39,21 +44,33 @@ type ClientConfig struct {
 	Idempotent func(method string) bool
 }
 
+// DefaultMaxPushback is the longest pushback a client interceptor lets a
+// retry wait for, by default.
+const DefaultMaxPushback = 30 * time.Second
+
 type client struct {
+	maxWait    time.Duration
 	drop       func(codes.Code) bool
 	failure    func(codes.Code) bool
 	idempotent func(string) bool
 }
 
-func newClient(cfg ClientConfig) *client {
-	c := &client{drop: cfg.Drop, failure: cfg.Failure, idempotent: cfg.Idempotent}
+func newClient(cfg ClientConfig) (*client, error) {
+	if cfg.MaxPushback < 0 {
+		return nil, &r4c.ConfigError{Code: r4c.CodeNegativeDuration, Key: "r4cgrpc.ClientConfig.MaxPushback",
+			Value: cfg.MaxPushback.String(), Rule: "must not be negative"}
+	}
+	c := &client{maxWait: cfg.MaxPushback, drop: cfg.Drop, failure: cfg.Failure, idempotent: cfg.Idempotent}
+	if c.maxWait == 0 {
+		c.maxWait = DefaultMaxPushback
+	}
 	if c.drop == nil {
 		c.drop = clientDrop
 	}
 	if c.failure == nil {
 		c.failure = clientFailure
 	}
-	return c
+	return c, nil
 }
 
 func clientDrop(c codes.Code) bool {
@@ -88,7 +105,7 @@ func (c *client) classify(ctx context.Context, method string, err error, trailer
 		ce.Wait, ce.pushbackN = parsePushback(v[0])
 	}
 	unprocessed := code == codes.Unavailable || code == codes.ResourceExhausted
-	ce.noRetry = ce.pushbackN || !(unprocessed || c.idempotent != nil && c.idempotent(method))
+	ce.noRetry = ce.pushbackN || ce.Wait > c.maxWait || !(unprocessed || c.idempotent != nil && c.idempotent(method))
 	return ce
 }
 
@@ -149,12 +166,16 @@ func invokeApart(ctx context.Context, u *unaryCall) (any, error) {
 // after the caller's is reset. With a cooperative timeout and no hedge,
 // attempts write into the caller's reply directly.
 //
-// It returns a *r4c.ConfigError for a nil p (R4C-REG-005).
+// It returns a *r4c.ConfigError for a nil p (R4C-REG-005) and a negative
+// MaxPushback (R4C-ATR-004).
 func UnaryClientInterceptor(p *pipeline.Pipeline[any], cfg ClientConfig) (grpc.UnaryClientInterceptor, error) {
 	if p == nil {
 		return nil, &r4c.ConfigError{Code: r4c.CodeBuilder, Key: "r4cgrpc.UnaryClientInterceptor", Value: "nil", Rule: "the pipeline must not be nil"}
 	}
-	c := newClient(cfg)
+	c, err := newClient(cfg)
+	if err != nil {
+		return nil, err
+	}
 	if p.Detaches() {
 		b := pipeline.Bind(p, invokeApart)
 		return func(ctx context.Context, method string, req, reply any, cc *grpc.ClientConn, invoker grpc.UnaryInvoker, opts ...grpc.CallOption) error {
@@ -245,7 +266,10 @@ func StreamClientInterceptor(p *pipeline.Pipeline[any], cfg ClientConfig) (grpc.
 				Rule: ErrStreamRetry.Error(), Err: ErrStreamRetry}
 		}
 	}
-	c := newClient(cfg)
+	c, err := newClient(cfg)
+	if err != nil {
+		return nil, err
+	}
 	return func(ctx context.Context, desc *grpc.StreamDesc, cc *grpc.ClientConn, method string, streamer grpc.Streamer, opts ...grpc.CallOption) (grpc.ClientStream, error) {
 		var cs *clientStream
 		var openErr error

@@ -342,3 +342,21 @@ func TestClientHedgeGivesEachAttemptItsOwnReply(t *testing.T) {
 	assert.Equal(t, healthpb.HealthCheckResponse_SERVING, resp.Status, "the winner's reply, whatever the loser writes")
 	assert.EqualValues(t, 2, n.Load())
 }
+
+func TestClientDoesNotWaitForAPushbackBeyondItsMax(t *testing.T) {
+	reg, clk := newReg(t, 4)
+	var n atomic.Int32
+	h := &health{check: func(ctx context.Context, req *healthpb.HealthCheckRequest) (*healthpb.HealthCheckResponse, error) {
+		n.Add(1)
+		_ = grpc.SetTrailer(ctx, metadata.Pairs(r4cgrpc.PushbackKey, "120000"))
+		return nil, status.Error(codes.Unavailable, "later")
+	}}
+	cl := startBuf(t, h, nil, protecting(t, manualPipeline(t, reg, "be"), r4cgrpc.ClientConfig{MaxPushback: time.Minute})...)
+	_, err := cl.Check(context.Background(), &healthpb.HealthCheckRequest{})
+	assert.Equal(t, codes.Unavailable, status.Code(err))
+	assert.EqualValues(t, 1, n.Load(), "two minutes is more than the caller waits")
+	assert.Zero(t, clk.Pending())
+
+	_, err = r4cgrpc.UnaryClientInterceptor(manualPipeline(t, reg, "other"), r4cgrpc.ClientConfig{MaxPushback: -time.Second})
+	assert.EqualError(t, err, "R4C-ATR-004 r4cgrpc.ClientConfig.MaxPushback=-1s: must not be negative")
+}

@@ -20,6 +20,10 @@ import (
 // request; a longer body is cut off and its connection closed.
 const DefaultDrainLimit = 64 << 10
 
+// DefaultMaxRetryAfter is the longest Retry-After a Transport lets a
+// retry wait for, by default.
+const DefaultMaxRetryAfter = 30 * time.Second
+
 // drainWait bounds the time spent draining a response that lost a hedge
 // or came after the call was answered.
 const drainWait = 100 * time.Millisecond
@@ -50,6 +54,11 @@ type ClientConfig struct {
 	// nothing). Default: GET, HEAD, OPTIONS, TRACE, PUT and DELETE, and a
 	// request with an Idempotency-Key or X-Idempotency-Key header.
 	Idempotent func(*http.Request) bool
+	// MaxRetryAfter is the longest Retry-After a retry waits for: a
+	// failure that asks for longer is not retried ([NotRetryable]), and
+	// the caller gets its response at once. Not negative. Default
+	// [DefaultMaxRetryAfter] (30s).
+	MaxRetryAfter time.Duration
 	// DrainLimit is how many bytes of a discarded response's body are
 	// read before it is closed, so that its connection can be used again;
 	// it is also how much of a failure's body is read ahead. Not
@@ -93,6 +102,7 @@ type Transport struct {
 	drop       func(*http.Response) bool
 	idempotent func(*http.Request) bool
 	drainLimit int64
+	maxWait    time.Duration
 	bound      *pipeline.Bound[*http.Response, *roundTrip]
 }
 
@@ -100,7 +110,8 @@ var _ http.RoundTripper = (*Transport)(nil)
 
 // NewTransport returns a Transport that sends requests through p. It
 // returns a *r4c.ConfigError, and no Transport, for a nil p
-// (R4C-REG-005) or a negative DrainLimit (R4C-ATR-005).
+// (R4C-REG-005), a negative DrainLimit (R4C-ATR-005) or a negative
+// MaxRetryAfter (R4C-ATR-004).
 func NewTransport(p *pipeline.Pipeline[*http.Response], cfg ClientConfig) (*Transport, error) {
 	if p == nil {
 		return nil, &r4c.ConfigError{Code: r4c.CodeBuilder, Key: "r4chttp.NewTransport", Value: "nil", Rule: "the pipeline must not be nil"}
@@ -109,6 +120,10 @@ func NewTransport(p *pipeline.Pipeline[*http.Response], cfg ClientConfig) (*Tran
 		return nil, &r4c.ConfigError{Code: r4c.CodeOutOfRange, Key: "r4chttp.ClientConfig.DrainLimit",
 			Value: strconv.FormatInt(cfg.DrainLimit, 10), Rule: "must not be negative"}
 	}
+	if cfg.MaxRetryAfter < 0 {
+		return nil, &r4c.ConfigError{Code: r4c.CodeNegativeDuration, Key: "r4chttp.ClientConfig.MaxRetryAfter",
+			Value: cfg.MaxRetryAfter.String(), Rule: "must not be negative"}
+	}
 	t := &Transport{
 		base:       cfg.Base,
 		clock:      cfg.Clock,
@@ -116,6 +131,10 @@ func NewTransport(p *pipeline.Pipeline[*http.Response], cfg ClientConfig) (*Tran
 		drop:       cfg.Drop,
 		idempotent: cfg.Idempotent,
 		drainLimit: cfg.DrainLimit,
+		maxWait:    cfg.MaxRetryAfter,
+	}
+	if t.maxWait == 0 {
+		t.maxWait = DefaultMaxRetryAfter
 	}
 	if t.base == nil {
 		t.base = http.DefaultTransport
@@ -275,7 +294,7 @@ func send(ctx context.Context, rt *roundTrip) (*http.Response, error) {
 		return nil, se
 	}
 	processed := resp.StatusCode != http.StatusTooManyRequests && resp.StatusCode != http.StatusServiceUnavailable
-	if !rt.replayable || (!rt.idempotent && processed) {
+	if !rt.replayable || (!rt.idempotent && processed) || se.Wait > t.maxWait {
 		return nil, &onceError{se}
 	}
 	return nil, se

@@ -707,3 +707,21 @@ func TestClientDetachedTimeoutDiscardsTheLateResponse(t *testing.T) {
 		assert.True(t, b.closed.Load(), "a response that came late is closed")
 	}
 }
+
+func TestClientDoesNotWaitForARetryAfterBeyondItsMax(t *testing.T) {
+	reg, clk := newReg(t, 10)
+	be := newBackend(t, status(http.StatusServiceUnavailable, "Retry-After", "120"), status(http.StatusOK))
+	p, err := r4chttp.NewClientPipeline(reg, "be", noWait)
+	require.NoError(t, err)
+	c, _ := client(t, p, clk, r4chttp.ClientConfig{MaxRetryAfter: time.Minute})
+	resp, err := c.Get(be.URL)
+	require.NoError(t, err)
+	resp.Body.Close()
+	assert.Equal(t, http.StatusServiceUnavailable, resp.StatusCode, "two minutes is more than the caller waits: the 503 comes back at once")
+	assert.Equal(t, "120", resp.Header.Get("Retry-After"))
+	assert.EqualValues(t, 1, be.hits.Load())
+	assert.Zero(t, clk.Pending())
+
+	_, err = r4chttp.NewTransport(p, r4chttp.ClientConfig{MaxRetryAfter: -time.Second})
+	assert.EqualError(t, err, "R4C-ATR-004 r4chttp.ClientConfig.MaxRetryAfter=-1s: must not be negative")
+}
