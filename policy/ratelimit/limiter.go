@@ -44,6 +44,8 @@ type Limiter struct {
 	err          *RateLimitedError
 
 	rejections atomic.Uint64
+
+	remote *remote // nil without a Store (store.go, remote.go)
 }
 
 // New returns the limiter that cfg describes, reading and waiting on env's
@@ -78,6 +80,9 @@ func New(cfg Config, env policy.Env) (*Limiter, error) {
 	// Boxed once, so that publishing a rejection allocates nothing.
 	l.rejectEvent = events.CallRejected{Policy: "ratelimit", Instance: env.Instance, Err: l.err}
 	l.tat.Store(l.clock.Nanotime())
+	if cfg.Store != nil {
+		l.remote = newRemote(l, cfg, l.tat.Load())
+	}
 	return l, nil
 }
 
@@ -98,6 +103,9 @@ func (l *Limiter) Allow() bool {
 func (l *Limiter) AllowAt(now int64) (ok bool, retryAfter time.Duration) {
 	if l.disabled {
 		return true, 0
+	}
+	if l.remote != nil {
+		return l.remote.allow(now)
 	}
 	d, ok := l.take(now, 0)
 	if !ok {
@@ -132,6 +140,9 @@ func (l *Limiter) Available() int { return l.AvailableAt(l.clock.Nanotime()) }
 // AvailableAt returns how many permits could be taken at now, a reading of
 // the limiter's clock.
 func (l *Limiter) AvailableAt(now int64) int {
+	if l.remote != nil {
+		return l.remote.available(now)
+	}
 	tat := l.tat.Load()
 	if tat <= now {
 		return l.burst
@@ -150,6 +161,9 @@ func (l *Limiter) RetryAfter() time.Duration { return l.RetryAfterAt(l.clock.Nan
 // RetryAfterAt is [Limiter.RetryAfter] at now, a reading of the limiter's
 // clock.
 func (l *Limiter) RetryAfterAt(now int64) time.Duration {
+	if l.remote != nil {
+		return l.remote.retryAfter(now)
+	}
 	if d := l.tat.Load() - now - l.tolerance; d > 0 {
 		return time.Duration(d)
 	}
@@ -183,6 +197,9 @@ func (l *Limiter) giveBack() {
 // wait takes a permit at now as [Limiter.Wait] describes, and reports
 // whether it had to wait.
 func (l *Limiter) wait(ctx context.Context, now int64) (waited bool, err error) {
+	if l.remote != nil {
+		return l.remote.take(ctx, now, l.remote.maxWaitFor(ctx))
+	}
 	if _, ok := l.take(now, 0); ok {
 		return false, nil
 	}
