@@ -175,6 +175,7 @@ var samples = map[string]map[string]sample{
 		"fallbackShare": {ok: fractions, bad: "1.5", code: r4c.CodeOutOfRange},
 		"probeInterval": {ok: seconds, bad: "0s", code: r4c.CodeNegativeDuration},
 		"lease":         aboveOne,
+		"leaseFor":      {ok: seconds, bad: "0s", code: r4c.CodeNegativeDuration},
 	},
 	"retry": {
 		"enabled":          enabledSample,

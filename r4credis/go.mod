@@ -3,6 +3,7 @@ module github.com/resilience4cata/r4c/r4credis
 go 1.26.0
 
 require (
+	github.com/go-redis/redis_rate/v10 v10.0.1
 	github.com/redis/go-redis/v9 v9.23.0
 	github.com/resilience4cata/r4c v0.0.0
 	github.com/stretchr/testify v1.12.1

@@ -282,8 +282,8 @@ func TestClusterClient(t *testing.T) {
 // skewed is the system clock moved by off: another machine's clock.
 type skewed struct{ off time.Duration }
 
-func (s skewed) Now() time.Time                       { return policy.System.Now().Add(s.off) }
-func (s skewed) Nanotime() int64                      { return policy.System.Nanotime() + int64(s.off) }
+func (s skewed) Now() time.Time                        { return policy.System.Now().Add(s.off) }
+func (s skewed) Nanotime() int64                       { return policy.System.Nanotime() + int64(s.off) }
 func (s skewed) NewTimer(d time.Duration) policy.Timer { return policy.System.NewTimer(d) }
 func (s skewed) WithDeadline(parent context.Context, d time.Time) (context.Context, context.CancelFunc) {
 	return policy.System.WithDeadline(parent, d.Add(-s.off))

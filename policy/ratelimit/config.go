@@ -23,6 +23,7 @@ const (
 	DefaultFallbackShare = 1.0
 	DefaultProbeInterval = time.Second
 	DefaultLease         = 1
+	DefaultLeaseFor      = time.Second
 )
 
 // Config configures a [Limiter]. It is plain data. The zero value of every
@@ -91,12 +92,19 @@ type Config struct {
 	ProbeInterval time.Duration
 	// Lease is how many permits a call asks the Store for at once when they
 	// are free: the process spends the rest locally, without a round trip,
-	// until they run out or expire (after Lease × Period/Limit). A lease
-	// above 1 trades accuracy for round trips: in any span of time each
-	// process may admit up to Lease-1 permits more than the limit allows
-	// (docs/rate-limiter.md). At least 1; above Burst it counts as Burst.
-	// Default 1: every permit is a round trip (flat key lease).
+	// until they run out or LeaseFor has passed. A lease above 1 trades
+	// accuracy for round trips: a leased permit is counted by the store
+	// when it is leased and spent up to LeaseFor later, so in any span of
+	// time the processes together may admit up to min(N × (Lease-1),
+	// Limit/Period × LeaseFor) permits more than the limit allows, N being
+	// the number of processes (docs/rate-limiter.md). At least 1; above
+	// Burst it counts as Burst. Default 1: every permit is a round trip
+	// (flat key lease).
 	Lease int
+	// LeaseFor is how long leased permits may be spent; those left then are
+	// dropped (the store counted them: they are lost to every process). It
+	// must be positive. Default 1s (flat key leaseFor).
+	LeaseFor time.Duration
 
 	// zero records the keys set to zero on purpose (SetZero, Enable).
 	zero policy.ZeroSet
@@ -127,6 +135,9 @@ func (c Config) WithDefaults() Config {
 	if c.Lease == 0 && !c.zero.Has("lease") {
 		c.Lease = DefaultLease
 	}
+	if c.LeaseFor == 0 && !c.zero.Has("leaseFor") {
+		c.LeaseFor = DefaultLeaseFor
+	}
 	return c
 }
 
@@ -137,7 +148,8 @@ func (c Config) WithDefaults() Config {
 //   - limit above period in nanoseconds (permits closer than 1ns apart), or
 //     a burst whose span, (burst-1) * period/limit, overflows a
 //     time.Duration: [policy.ClassCombination];
-//   - storeTimeout or probeInterval not positive: [policy.ClassDuration];
+//   - storeTimeout, probeInterval or leaseFor not positive:
+//     [policy.ClassDuration];
 //   - fallbackShare outside (0, 1], a fallback that is no mode:
 //     [policy.ClassRange]; lease below 1: [policy.ClassBound];
 //   - a QuotaKey without a Store: [policy.ClassCombination];
@@ -182,6 +194,8 @@ func (c Config) validateStore() error {
 		return &policy.FieldError{Key: "probeInterval", Value: policy.Dur(c.ProbeInterval), Rule: "must be positive", Class: policy.ClassDuration}
 	case c.Lease < 1:
 		return &policy.FieldError{Key: "lease", Value: policy.Int(c.Lease), Rule: "must be at least 1", Class: policy.ClassBound}
+	case c.LeaseFor <= 0:
+		return &policy.FieldError{Key: "leaseFor", Value: policy.Dur(c.LeaseFor), Rule: "must be positive", Class: policy.ClassDuration}
 	case c.QuotaKey != nil && c.Store == nil:
 		return &policy.FieldError{Key: "QuotaKey", Value: "func", Rule: "needs a Store: per-key quotas live in a store (r4credis)", Class: policy.ClassCombination}
 	}

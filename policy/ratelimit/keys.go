@@ -32,6 +32,8 @@ var keys = policy.NewTable(
 			func(c *Config) *time.Duration { return &c.ProbeInterval }),
 		policy.IntKey("lease", DefaultLease, ">= 1", "with a store: permits asked per round trip and spent locally",
 			func(c *Config) *int { return &c.Lease }).Note("a round trip per permit"),
+		policy.DurationKey("leaseFor", DefaultLeaseFor, "> 0", "with a store: how long leased permits may be spent before they are dropped",
+			func(c *Config) *time.Duration { return &c.LeaseFor }),
 	},
 	policy.CodeOnly("Store", func(c *Config) *Store { return &c.Store }),
 	policy.CodeOnly("QuotaKey", func(c *Config) *func(context.Context) string { return &c.QuotaKey }),

@@ -32,13 +32,14 @@ const maxQuotas = 4096
 // store call that answers in time switches back to the store and
 // publishes an events.StoreStateChanged.
 type remote struct {
-	l       *Limiter
-	store   Store
-	keyOf   func(context.Context) string
-	req     StoreRequest // Permits: the lease, at most Burst; MaxWait set per call
-	timeout time.Duration
-	mode    Fallback
-	probe   int64
+	l        *Limiter
+	store    Store
+	keyOf    func(context.Context) string
+	req      StoreRequest // Permits: the lease, at most Burst; MaxWait set per call
+	timeout  time.Duration
+	mode     Fallback
+	probe    int64
+	leaseFor int64
 
 	// The local fallback's GCRA, at FallbackShare of the rate and burst.
 	fbInterval, fbTolerance int64
@@ -73,13 +74,14 @@ type quota struct {
 
 func newRemote(l *Limiter, cfg Config, now int64) *remote {
 	r := &remote{
-		l:       l,
-		store:   cfg.Store,
-		keyOf:   cfg.QuotaKey,
-		req:     StoreRequest{Interval: time.Duration(l.interval), Burst: cfg.Burst, Permits: min(cfg.Lease, cfg.Burst)},
-		timeout: cfg.StoreTimeout,
-		mode:    cfg.Fallback,
-		probe:   int64(cfg.ProbeInterval),
+		l:        l,
+		store:    cfg.Store,
+		keyOf:    cfg.QuotaKey,
+		req:      StoreRequest{Interval: time.Duration(l.interval), Burst: cfg.Burst, Permits: min(cfg.Lease, cfg.Burst)},
+		timeout:  cfg.StoreTimeout,
+		mode:     cfg.Fallback,
+		probe:    int64(cfg.ProbeInterval),
+		leaseFor: int64(cfg.LeaseFor),
 	}
 	// The fallback's rate is share × Limit per Period: its interval is
 	// Period / (share × Limit), at least the store's; its burst share ×
@@ -207,7 +209,7 @@ func (r *remote) take(ctx context.Context, now int64, maxWait time.Duration) (wa
 		return false, r.refuse(now, res.RetryAfter)
 	}
 	if res.Permits > 1 {
-		q.lease(res.Permits-1, clk.Nanotime(), int64(res.Permits)*r.l.interval)
+		q.lease(res.Permits-1, clk.Nanotime(), r.leaseFor)
 	}
 	if res.Wait <= 0 {
 		return false, nil

@@ -313,7 +313,7 @@ func TestStoreCallerCancelIsNotAFailure(t *testing.T) {
 }
 
 func TestStoreLeases(t *testing.T) {
-	f := newStoreFixture(t, ratelimit.Config{Limit: 100, Period: time.Second, Burst: 20, Lease: 5})
+	f := newStoreFixture(t, ratelimit.Config{Limit: 100, Period: time.Second, Burst: 20, Lease: 5, LeaseFor: 50 * time.Millisecond})
 	assert.Equal(t, 20, count(f.l, 25), "the burst, as without leases")
 	assert.Equal(t, 4+5, f.st.calls(), "a round trip per five permits, then per refusal")
 	assert.Equal(t, 5, f.st.asked[0].Permits)
@@ -322,7 +322,7 @@ func TestStoreLeases(t *testing.T) {
 	f.clk.Advance(30 * time.Millisecond) // 3 permits
 	assert.Equal(t, 3, count(f.l, 5))
 
-	// Leased permits expire after Lease × interval.
+	// Leased permits expire after LeaseFor.
 	f.clk.Advance(time.Second) // the bucket is full again
 	require.True(t, f.l.Allow())
 	assert.Equal(t, 4, f.l.Available(), "the rest of the lease")
@@ -353,6 +353,7 @@ func TestStoreConfigErrors(t *testing.T) {
 		{ratelimit.Config{Store: st, StoreTimeout: -time.Second}, "storeTimeout", policy.ClassDuration},
 		{ratelimit.Config{Store: st, ProbeInterval: -time.Second}, "probeInterval", policy.ClassDuration},
 		{ratelimit.Config{Store: st, Lease: -1}, "lease", policy.ClassBound},
+		{ratelimit.Config{Store: st, LeaseFor: -1}, "leaseFor", policy.ClassDuration},
 		{ratelimit.Config{Store: st, Fallback: 7}, "fallback", policy.ClassRange},
 	} {
 		l, err := ratelimit.New(tc.cfg, policy.Env{})
@@ -393,4 +394,54 @@ func TestNoStoreNoFallback(t *testing.T) {
 	snap := f.h.Snapshot()
 	assert.False(t, snap.Store)
 	assert.False(t, snap.Fallback)
+}
+
+// The overshoot leases allow, measured exactly: three replicas lease
+// Lease permits each, then wait until the store's bucket is full again
+// while their leases live. A span that starts then admits what it would
+// without leases (the full burst and R·t from the store) and the
+// 3 × (Lease-1) leased permits besides: the worst case, and the bound
+// docs/rate-limiter.md states, min(N × (Lease-1), R × LeaseFor).
+func TestLeaseOvershoot(t *testing.T) {
+	// span runs the pattern and returns what a span of 500ms admitted.
+	span := func(lease int, leaseFor time.Duration) int {
+		clk := clocktest.NewManualClock()
+		st := newMemStore(clk)
+		var replicas []*ratelimit.Limiter
+		for range 3 {
+			l, err := ratelimit.New(ratelimit.Config{Limit: 100, Period: time.Second, Burst: 30, Lease: lease,
+				LeaseFor: leaseFor, Store: st}, policy.Env{Clock: clk, Instance: "api"})
+			require.NoError(t, err)
+			replicas = append(replicas, l)
+		}
+		for _, l := range replicas {
+			require.True(t, l.Allow()) // leases Lease permits, spends 1
+		}
+		clk.Advance(300 * time.Millisecond) // the bucket is full again
+		admitted := 0
+		for step := range 501 {
+			if step > 0 {
+				clk.Advance(time.Millisecond)
+			}
+			for _, l := range replicas {
+				for l.Allow() {
+					admitted++
+				}
+			}
+		}
+		return admitted
+	}
+	base := span(1, time.Second)
+	assert.Equal(t, 30+50, base, "without leases: the burst and R·t")
+	for _, tc := range []struct {
+		leaseFor time.Duration
+		want     int
+	}{
+		{time.Second, 3 * 9},        // the leases outlive the refill: N × (Lease-1)
+		{250 * time.Millisecond, 0}, // they expired before: R × LeaseFor bounds nothing here, expiry does
+	} {
+		over := span(10, tc.leaseFor) - base
+		assert.Equal(t, tc.want, over, "leaseFor %v", tc.leaseFor)
+		assert.LessOrEqual(t, over, min(3*9, int(100*tc.leaseFor/time.Second)), "the documented bound")
+	}
 }
