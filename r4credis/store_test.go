@@ -305,7 +305,7 @@ func TestClockSkewDoesNotMatter(t *testing.T) {
 	c := s.client(t)
 	st := newStore(t, c)
 	id := uniq(t)
-	const rate, burst, span = 200, 10, 3 * time.Second
+	const rate, burst, span = 100, 10, 4 * time.Second
 	var admitted atomic.Int64
 	var wg sync.WaitGroup
 	start := time.Now().Add(100 * time.Millisecond)
@@ -313,8 +313,8 @@ func TestClockSkewDoesNotMatter(t *testing.T) {
 	for _, off := range []time.Duration{-time.Hour, 0, time.Hour} {
 		l := newLimiter(t, ratelimit.Config{Limit: rate, Period: time.Second, Burst: burst, MaxWait: 250 * time.Millisecond, Store: st},
 			policy.Env{Instance: id, Clock: skewed{off}})
-		for g := range 4 {
-			wg.Go(func() { admitted.Add(hammer(l, skewed{off}, start, end, g < 3)) })
+		for g := range 5 { // 12 waiters reserve 120ms ahead
+			wg.Go(func() { admitted.Add(hammer(l, skewed{off}, start, end, g < 4)) })
 		}
 	}
 	wg.Wait()

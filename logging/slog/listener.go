@@ -17,6 +17,7 @@ const (
 	MsgTimeout             = "r4c: timeout"
 	MsgHedgeStarted        = "r4c: hedge started"
 	MsgFallbackUsed        = "r4c: fallback used"
+	MsgStoreStateChanged   = "r4c: store state changed"
 	MsgEvent               = "r4c: event"
 )
 
@@ -98,6 +99,21 @@ func log(logger *slog.Logger, e events.Event) {
 			logger.LogAttrs(ctx, slog.LevelDebug, MsgFallbackUsed,
 				slog.String("policy", "fallback"),
 				slog.String("instance", e.Instance),
+				errAttr(e.Err))
+		}
+	case events.StoreStateChanged:
+		// Falling back from a shared store is worth a warning; finding it
+		// again, an info.
+		level := slog.LevelInfo
+		if e.Fallback {
+			level = slog.LevelWarn
+		}
+		if logger.Enabled(ctx, level) {
+			logger.LogAttrs(ctx, level, MsgStoreStateChanged,
+				slog.String("policy", e.Policy),
+				slog.String("instance", e.Instance),
+				slog.Bool("fallback", e.Fallback),
+				slog.String("mode", e.Mode),
 				errAttr(e.Err))
 		}
 	default:

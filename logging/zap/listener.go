@@ -18,6 +18,7 @@ const (
 	MsgTimeout             = "r4c: timeout"
 	MsgHedgeStarted        = "r4c: hedge started"
 	MsgFallbackUsed        = "r4c: fallback used"
+	MsgStoreStateChanged   = "r4c: store state changed"
 	MsgEvent               = "r4c: event"
 )
 
@@ -98,6 +99,21 @@ func log(logger *zap.Logger, e events.Event) {
 			ce.Write(
 				zap.String("policy", "fallback"),
 				zap.String("instance", e.Instance),
+				zap.Error(e.Err))
+		}
+	case events.StoreStateChanged:
+		// Falling back from a shared store is worth a warning; finding it
+		// again, an info.
+		level := zapcore.InfoLevel
+		if e.Fallback {
+			level = zapcore.WarnLevel
+		}
+		if ce := logger.Check(level, MsgStoreStateChanged); ce != nil {
+			ce.Write(
+				zap.String("policy", e.Policy),
+				zap.String("instance", e.Instance),
+				zap.Bool("fallback", e.Fallback),
+				zap.String("mode", e.Mode),
 				zap.Error(e.Err))
 		}
 	default:
