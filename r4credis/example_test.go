@@ -15,7 +15,7 @@ import (
 
 // One rate limit for every replica of a service, and a quota per tenant:
 // each replica runs this with the same Redis. The program
-// r4credis/example runs several such replicas against a redis-server.
+// r4credis/examples/replicas runs several such replicas against a redis-server.
 func Example() {
 	client := redis.NewClient(&redis.Options{Addr: "127.0.0.1:6379", ContextTimeoutEnabled: true})
 	defer client.Close()

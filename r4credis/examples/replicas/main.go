@@ -1,7 +1,7 @@
-// Command example shows one rate limit shared by several replicas of a
+// Command replicas shows one rate limit shared by several replicas of a
 // service through Redis, and what happens when Redis goes away:
 //
-//	go run ./r4credis/example
+//	go run ./r4credis/examples/replicas
 //
 // It starts a redis-server of its own on a free loopback port (or uses the
 // one given with -addr), then several "replicas": each has its own Redis
@@ -61,7 +61,7 @@ func main() {
 	duration := flag.Duration("duration", 9*time.Second, "the length of the run")
 	flag.Parse()
 	if err := run(*addr, *replicas, *rate, *duration); err != nil {
-		fmt.Fprintln(os.Stderr, "example:", err)
+		fmt.Fprintln(os.Stderr, "replicas:", err)
 		os.Exit(1)
 	}
 }
