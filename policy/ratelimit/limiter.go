@@ -21,6 +21,11 @@ import (
 // background, and on a clocktest.ManualClock every decision is exact. A
 // permit is taken with one CAS; the limiter never takes a lock.
 //
+// With a Config.Store the state lives in the store instead, shared by
+// every process, and each decision is a store call (see the package doc,
+// "Limits shared by every replica"); what the methods below say of cost
+// and blocking is then bounded by Config.StoreTimeout instead.
+//
 // A Limiter is safe for concurrent use. Make one with [New]; the zero value
 // is not usable.
 type Limiter struct {
