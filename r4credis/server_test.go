@@ -32,7 +32,14 @@ var shared *server
 // missing says why there is no server, when there is none.
 var missing string
 
+// quiet drops go-redis's own log lines (dial failures while a test has
+// stopped its server on purpose); the tests check what matters.
+type quiet struct{}
+
+func (quiet) Printf(context.Context, string, ...any) {}
+
 func TestMain(m *testing.M) {
+	redis.SetLogger(quiet{})
 	code := func() int {
 		if os.Getenv(childEnv) != "" {
 			return m.Run() // a replica process: it reaches the server of its parent
@@ -190,4 +197,43 @@ func startClusterNode() (*server, error) {
 	}
 	s.stop()
 	return nil, errors.New("the cluster node on " + s.addr() + " did not come up within 10s")
+}
+
+// startSentinel starts a redis-server in sentinel mode watching master
+// under the name "r4c": enough for a failover (Sentinel) client.
+func startSentinel(master *server) (*server, error) {
+	port, err := freePort()
+	if err != nil {
+		return nil, err
+	}
+	dir, err := os.MkdirTemp("", "r4credis-sentinel-")
+	if err != nil {
+		return nil, err
+	}
+	conf := dir + "/sentinel.conf"
+	text := "port " + strconv.Itoa(port) + "\nbind 127.0.0.1\ndir " + dir + "\n" +
+		"sentinel monitor r4c 127.0.0.1 " + strconv.Itoa(master.port) + " 1\n"
+	if err := os.WriteFile(conf, []byte(text), 0o600); err != nil {
+		os.RemoveAll(dir)
+		return nil, err
+	}
+	s := &server{port: port, dir: dir}
+	s.cmd = exec.Command("redis-server", conf, "--sentinel", "--loglevel", "warning")
+	if err := s.cmd.Start(); err != nil {
+		os.RemoveAll(dir)
+		return nil, err
+	}
+	c := redis.NewSentinelClient(&redis.Options{Addr: s.addr()})
+	defer c.Close()
+	for range 200 {
+		ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+		addr, err := c.GetMasterAddrByName(ctx, "r4c").Result()
+		cancel()
+		if err == nil && len(addr) == 2 && addr[1] == strconv.Itoa(master.port) {
+			return s, nil
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	s.stop()
+	return nil, errors.New("the sentinel on " + s.addr() + " did not know its master within 10s")
 }
