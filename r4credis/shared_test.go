@@ -190,7 +190,7 @@ func TestRedisStoppedMidRun(t *testing.T) {
 		}
 		return admitted, longest
 	}
-	slack := 60 * time.Millisecond // scheduling on a shared machine
+	slack := 150 * time.Millisecond // scheduling on a shared machine, under -race
 
 	for _, stop := range []struct {
 		name         string

@@ -9,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"pgregory.net/rapid"
 
 	"github.com/resilience4cata/r4c/clocktest"
 	"github.com/resilience4cata/r4c/events"
@@ -444,4 +445,57 @@ func TestLeaseOvershoot(t *testing.T) {
 		assert.Equal(t, tc.want, over, "leaseFor %v", tc.leaseFor)
 		assert.LessOrEqual(t, over, min(3*9, int(100*tc.leaseFor/time.Second)), "the documented bound")
 	}
+}
+
+// TestPropertyStoreMatchesLocal drives a limiter on a store (in memory,
+// on the same ManualClock) and a local one through the same random calls
+// and clock moves: with a store that answers, the store path decides
+// exactly as the in-process limiter (same admissions, same RetryAfter on
+// refusal), and without failures it never falls back.
+func TestPropertyStoreMatchesLocal(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		limit := rapid.IntRange(1, 20).Draw(rt, "limit")
+		burst := rapid.IntRange(1, 5).Draw(rt, "burst")
+		clk := clocktest.NewManualClock()
+		cfg := ratelimit.Config{Limit: limit, Period: time.Second, Burst: burst}
+		local, err := ratelimit.New(cfg, policy.Env{Clock: clk})
+		require.NoError(rt, err)
+		cfg.Store = newMemStore(clk)
+		remote, err := ratelimit.New(cfg, policy.Env{Clock: clk})
+		require.NoError(rt, err)
+		for i := range rapid.IntRange(1, 60).Draw(rt, "steps") {
+			if rapid.Bool().Draw(rt, "advance") {
+				clk.Advance(time.Duration(rapid.Int64Range(0, int64(2*time.Second/time.Duration(limit))).Draw(rt, "d")))
+			}
+			now := clk.Nanotime()
+			okL, afterL := local.AllowAt(now)
+			okR, afterR := remote.AllowAt(now)
+			require.Equal(rt, okL, okR, "step %d", i)
+			require.Equal(rt, afterL, afterR, "step %d: RetryAfter", i)
+		}
+		snap := remote.Handle().Snapshot()
+		require.False(rt, snap.Fallback)
+		require.Equal(rt, local.Handle().Snapshot().Rejections, snap.Rejections)
+	})
+}
+
+// FuzzFallbackText: UnmarshalText takes any text without panicking, and
+// what it takes, MarshalText writes back as a canonical name that reads
+// as the same mode.
+func FuzzFallbackText(f *testing.F) {
+	for _, s := range []string{"local", "open", "closed", "fail-open", "FAIL_CLOSED", "", "half", "Local "} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		var m ratelimit.Fallback
+		if err := m.UnmarshalText([]byte(s)); err != nil {
+			return
+		}
+		b, err := m.MarshalText()
+		require.NoError(t, err)
+		var again ratelimit.Fallback
+		require.NoError(t, again.UnmarshalText(b))
+		require.Equal(t, m, again)
+		require.Equal(t, string(b), m.String())
+	})
 }
