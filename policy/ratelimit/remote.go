@@ -235,9 +235,14 @@ func (r *remote) allow(now int64) (bool, time.Duration) {
 }
 
 // release gives back to the store the permit of a wait its caller
-// cancelled, within the store timeout. If the store does not take it
-// back, the permit is lost: the quota errs on the side of fewer calls.
+// cancelled, within the store timeout (the caller's cancellation does not
+// cut it short: a ctx without it). If the store does not take it back, or
+// is known to be failing, the permit is lost: the quota errs on the side
+// of fewer calls.
 func (r *remote) release(ctx context.Context, q *quota) {
+	if r.failing.Load() {
+		return
+	}
 	clk := r.l.clock
 	sctx, cancel := clk.WithDeadline(context.WithoutCancel(ctx), clk.Now().Add(r.timeout))
 	defer cancel()
