@@ -14,7 +14,9 @@ import (
 // maxQuotas is how many per-key quotas (Config.QuotaKey) a limiter keeps
 // in the process (for leases and the local fallback) before it drops the
 // idle ones: those whose fallback bucket is full and whose lease is spent
-// or expired, which are the same as new ones.
+// or expired, which are the same as new ones. Busy quotas are never
+// dropped, so more than maxQuotas busy keys grow the map past it; it is
+// then scanned again each time it grew by a quarter of maxQuotas.
 const maxQuotas = 4096
 
 // remote is the part of a [Limiter] whose state lives in a [Store]: the
@@ -58,6 +60,7 @@ type remote struct {
 	one     *quota   // the only quota, without QuotaKey
 	quotas  sync.Map // key -> *quota, with QuotaKey
 	nq      atomic.Int64
+	pruneAt atomic.Int64 // the count of quotas at which to prune next
 	pruneMu sync.Mutex
 }
 
@@ -98,6 +101,7 @@ func newRemote(l *Limiter, cfg Config, now int64) *remote {
 		r.one.fb.Store(now)
 	}
 	r.lastAt.Store(now)
+	r.pruneAt.Store(maxQuotas)
 	return r
 }
 
@@ -110,14 +114,15 @@ func (r *remote) quotaOf(ctx context.Context, now int64) *quota {
 	if q, ok := r.quotas.Load(key); ok {
 		return q.(*quota)
 	}
+	if r.nq.Load() >= r.pruneAt.Load() {
+		r.prune(now) // before the new quota is in: it would be idle
+	}
 	q := &quota{key: key}
 	q.fb.Store(now)
 	if got, loaded := r.quotas.LoadOrStore(key, q); loaded {
 		return got.(*quota)
 	}
-	if r.nq.Add(1) > maxQuotas {
-		r.prune(now)
-	}
+	r.nq.Add(1)
 	return q
 }
 
@@ -141,6 +146,9 @@ func (r *remote) prune(now int64) {
 		}
 		return true
 	})
+	// With many busy quotas left, wait for a quarter more before scanning
+	// again, so that each new key does not scan them all.
+	r.pruneAt.Store(max(maxQuotas, r.nq.Load()+maxQuotas/4))
 }
 
 // spend takes a leased permit if one is left and not expired at now.
