@@ -330,7 +330,7 @@ func (s skewed) WithDeadline(parent context.Context, d time.Time) (context.Conte
 func TestClockSkewDoesNotMatter(t *testing.T) {
 	s := needServer(t)
 	c := s.client(t)
-	st := newStore(t, c)
+	st := &countingStore{Store: newStore(t, c)}
 	id := uniq(t)
 	const rate, burst, span = 100, 10, 4 * time.Second
 	var admitted atomic.Int64
@@ -346,7 +346,10 @@ func TestClockSkewDoesNotMatter(t *testing.T) {
 	}
 	wg.Wait()
 	want := float64(burst + rate*span/time.Second)
-	assert.InEpsilon(t, want, float64(admitted.Load()), 0.01, "admitted %d, want %v ± 1%%", admitted.Load(), want)
+	granted := st.granted.Load()
+	t.Logf("granted %d, want %v", granted, want)
+	checkAdmitted(t, granted, want)
+	assert.LessOrEqual(t, admitted.Load(), granted, "calls admitted")
 }
 
 // The same, exactly: a quota of 5 an hour taken by a client whose clock is
@@ -399,6 +402,25 @@ func hammer(l *ratelimit.Limiter, clk policy.Clock, start, end time.Time, useWai
 		}
 	}
 	return n
+}
+
+// countingStore counts the permits its store granted. A wait whose
+// caller's deadline comes before its permit (a timer that fires late on a
+// loaded machine, for a permit reserved just before the span's end) gives
+// the permit back after the span: it was granted within it all the same.
+// So the permits a shared limit granted in a span are counted here, not by
+// the calls that returned nil.
+type countingStore struct {
+	ratelimit.Store
+	granted atomic.Int64
+}
+
+func (c *countingStore) Reserve(ctx context.Context, key string, r ratelimit.StoreRequest) (ratelimit.Reservation, error) {
+	res, err := c.Store.Reserve(ctx, key, r)
+	if err == nil {
+		c.granted.Add(int64(res.Permits))
+	}
+	return res, err
 }
 
 func storeEvents(mu *sync.Mutex, all *[]events.StoreStateChanged) func(events.Event) {
