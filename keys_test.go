@@ -169,6 +169,13 @@ var samples = map[string]map[string]sample{
 		"period":  {ok: seconds, bad: "0s", code: r4c.CodeNegativeDuration},
 		"burst":   aboveOne,
 		"maxWait": {ok: zeroWaits, bad: "-1s", code: r4c.CodeNegativeDuration},
+		// The store's keys (issue 14).
+		"storeTimeout":  {ok: seconds, bad: "0s", code: r4c.CodeNegativeDuration},
+		"fallback":      {ok: [6]string{"open", "closed", "local", "open", "closed", "local"}},
+		"fallbackShare": {ok: fractions, bad: "1.5", code: r4c.CodeOutOfRange},
+		"probeInterval": {ok: seconds, bad: "0s", code: r4c.CodeNegativeDuration},
+		"lease":         aboveOne,
+		"leaseFor":      {ok: seconds, bad: "0s", code: r4c.CodeNegativeDuration},
 	},
 	"retry": {
 		"enabled":          enabledSample,

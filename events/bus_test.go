@@ -191,6 +191,7 @@ func TestKindString(t *testing.T) {
 		events.KindTimeout:             "timeout",
 		events.KindHedgeStarted:        "hedge started",
 		events.KindFallbackUsed:        "fallback used",
+		events.KindStoreStateChanged:   "store state changed",
 		0:                              "unknown",
 		200:                            "unknown",
 	} {
@@ -213,6 +214,7 @@ func TestEventKindsAndSources(t *testing.T) {
 		{events.Timeout{Instance: "to", Timeout: time.Second}, events.KindTimeout, "timeout", "to"},
 		{events.HedgeStarted{Instance: "hg", Attempt: 2}, events.KindHedgeStarted, "hedge", "hg"},
 		{events.FallbackUsed{Instance: "fb", Err: boom}, events.KindFallbackUsed, "fallback", "fb"},
+		{events.StoreStateChanged{Policy: "ratelimit", Instance: "rl", Fallback: true, Mode: "local", Err: boom}, events.KindStoreStateChanged, "ratelimit", "rl"},
 	} {
 		assert.Equal(t, tc.kind, tc.e.Kind(), "%T", tc.e)
 		p, inst := tc.e.Source()

@@ -27,6 +27,7 @@ const (
 	KindHedgeStarted
 	KindFallbackUsed
 	KindConfigChanged
+	KindStoreStateChanged
 )
 
 var kindNames = [...]string{
@@ -38,6 +39,7 @@ var kindNames = [...]string{
 	KindHedgeStarted:        "hedge started",
 	KindFallbackUsed:        "fallback used",
 	KindConfigChanged:       "config changed",
+	KindStoreStateChanged:   "store state changed",
 }
 
 // String returns the kind in words, such as "limit changed", or "unknown"
@@ -202,3 +204,27 @@ func (e ConfigChanged) Keys() []string {
 	}
 	return keys
 }
+// StoreStateChanged reports that a policy whose state lives in a shared
+// store (a rate limiter on Redis) lost its store and fell back to deciding
+// calls without it, or found it again. It is published once per change,
+// not per call.
+type StoreStateChanged struct {
+	// Policy is the kind of the policy: "ratelimit".
+	Policy string
+	// Instance is the id of the instance.
+	Instance string
+	// Fallback is true when the policy fell back (its store failed), false
+	// when it is back on its store.
+	Fallback bool
+	// Mode is what decides calls while falling back: "local", "open" or
+	// "closed".
+	Mode string
+	// Err is the store failure that made it fall back; nil when it is back.
+	Err error
+}
+
+// Kind returns KindStoreStateChanged.
+func (StoreStateChanged) Kind() Kind { return KindStoreStateChanged }
+
+// Source returns the policy kind and the instance id.
+func (e StoreStateChanged) Source() (string, string) { return e.Policy, e.Instance }

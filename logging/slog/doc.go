@@ -17,6 +17,7 @@
 //	events.Timeout             "r4c: timeout"                Info
 //	events.HedgeStarted        "r4c: hedge started"          Debug
 //	events.FallbackUsed        "r4c: fallback used"          Debug
+//	events.StoreStateChanged   "r4c: store state changed"    Warn (fallback), Info (back)
 //	any other events.Event     "r4c: event"                  Debug
 //
 // Every record carries policy (the policy kind, such as "adaptivelimit")

@@ -19,6 +19,7 @@ const (
 	MsgTimeout             = "r4c: timeout"
 	MsgHedgeStarted        = "r4c: hedge started"
 	MsgFallbackUsed        = "r4c: fallback used"
+	MsgStoreStateChanged   = "r4c: store state changed"
 	MsgEvent               = "r4c: event"
 )
 
@@ -129,6 +130,13 @@ func levelOf(e events.Event) (slog.Level, string) {
 		return slog.LevelDebug, MsgHedgeStarted
 	case events.FallbackUsed:
 		return slog.LevelDebug, MsgFallbackUsed
+	case events.StoreStateChanged:
+		// Falling back from a shared store is worth a warning; finding it
+		// again, an info.
+		if e.Fallback {
+			return slog.LevelWarn, MsgStoreStateChanged
+		}
+		return slog.LevelInfo, MsgStoreStateChanged
 	}
 	return slog.LevelDebug, MsgEvent
 }
@@ -179,6 +187,13 @@ func appendAttrs(attrs []slog.Attr, e events.Event) []slog.Attr {
 		return append(attrs,
 			slog.String("policy", "fallback"),
 			slog.String("instance", e.Instance),
+			errAttr(e.Err))
+	case events.StoreStateChanged:
+		return append(attrs,
+			slog.String("policy", e.Policy),
+			slog.String("instance", e.Instance),
+			slog.Bool("fallback", e.Fallback),
+			slog.String("mode", e.Mode),
 			errAttr(e.Err))
 	}
 	policy, instance := e.Source()

@@ -93,6 +93,10 @@ func TestEveryEventAtItsLevel(t *testing.T) {
 			`level=DEBUG msg="r4c: hedge started" policy=hedge instance=hedged attempt=2`},
 		{"fallback", events.FallbackUsed{Instance: "flaky", Err: errBackend},
 			`level=DEBUG msg="r4c: fallback used" policy=fallback instance=flaky error="backend failed"`},
+		{"store lost", events.StoreStateChanged{Policy: "ratelimit", Instance: "partner", Fallback: true, Mode: "local", Err: errBackend},
+			`level=WARN msg="r4c: store state changed" policy=ratelimit instance=partner fallback=true mode=local error="backend failed"`},
+		{"store back", events.StoreStateChanged{Policy: "ratelimit", Instance: "partner", Mode: "local"},
+			`level=INFO msg="r4c: store state changed" policy=ratelimit instance=partner fallback=false mode=local`},
 		{"another event", otherEvent{},
 			`level=DEBUG msg="r4c: event" policy=custom instance=mine kind=unknown`},
 	}

@@ -20,6 +20,7 @@ const (
 	MsgTimeout             = "r4c: timeout"
 	MsgHedgeStarted        = "r4c: hedge started"
 	MsgFallbackUsed        = "r4c: fallback used"
+	MsgStoreStateChanged   = "r4c: store state changed"
 	MsgEvent               = "r4c: event"
 )
 
@@ -136,6 +137,13 @@ func levelOf(e events.Event) (zapcore.Level, string) {
 		return zapcore.DebugLevel, MsgHedgeStarted
 	case events.FallbackUsed:
 		return zapcore.DebugLevel, MsgFallbackUsed
+	case events.StoreStateChanged:
+		// Falling back from a shared store is worth a warning; finding it
+		// again, an info.
+		if e.Fallback {
+			return zapcore.WarnLevel, MsgStoreStateChanged
+		}
+		return zapcore.InfoLevel, MsgStoreStateChanged
 	}
 	return zapcore.DebugLevel, MsgEvent
 }
@@ -186,6 +194,13 @@ func appendFields(fields []zap.Field, e events.Event) []zap.Field {
 		return append(fields,
 			zap.String("policy", "fallback"),
 			zap.String("instance", e.Instance),
+			zap.Error(e.Err))
+	case events.StoreStateChanged:
+		return append(fields,
+			zap.String("policy", e.Policy),
+			zap.String("instance", e.Instance),
+			zap.Bool("fallback", e.Fallback),
+			zap.String("mode", e.Mode),
 			zap.Error(e.Err))
 	}
 	policy, instance := e.Source()

@@ -86,6 +86,12 @@ func TestEveryEventAtItsLevel(t *testing.T) {
 		{"fallback", events.FallbackUsed{Instance: "flaky", Err: errBackend},
 			entry{zapcore.DebugLevel, "r4c: fallback used", map[string]any{"policy": "fallback", "instance": "flaky",
 				"error": "backend failed"}}},
+		{"store lost", events.StoreStateChanged{Policy: "ratelimit", Instance: "partner", Fallback: true, Mode: "local", Err: errBackend},
+			entry{zapcore.WarnLevel, "r4c: store state changed", map[string]any{"policy": "ratelimit", "instance": "partner",
+				"fallback": true, "mode": "local", "error": "backend failed"}}},
+		{"store back", events.StoreStateChanged{Policy: "ratelimit", Instance: "partner", Mode: "local"},
+			entry{zapcore.InfoLevel, "r4c: store state changed", map[string]any{"policy": "ratelimit", "instance": "partner",
+				"fallback": false, "mode": "local"}}},
 		{"another event", otherEvent{},
 			entry{zapcore.DebugLevel, "r4c: event", map[string]any{"policy": "custom", "instance": "mine", "kind": "unknown"}}},
 	}

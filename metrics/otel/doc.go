@@ -77,6 +77,9 @@
 //	r4c.bulkhead.waiting.calls{instance}                 gauge    {call}    calls waiting for a slot (MaxWait)
 //	r4c.ratelimit.available.permits{instance}            gauge    {permit}  permits that could be taken now
 //	r4c.ratelimit.burst.permits{instance}                gauge    {permit}  most permits that can be taken at once
+//	r4c.ratelimit.store.fallback{instance}               gauge    1         1 while the store fails (only with a store)
+//	r4c.ratelimit.store.failures{instance}               counter  {call}    store calls that failed or timed out (only with a store)
+//	r4c.ratelimit.store.fallbacks{instance}              counter  {fallback} times it fell back from its store (only with a store)
 //	r4c.breaker.state{instance,state}                    gauge    {state}   1 for the current state, 0 for the others
 //	r4c.breaker.failure.ratio{instance}                  gauge    1         failure ratio, 0 to 1 (absent while too few calls)
 //	r4c.breaker.slow.call.ratio{instance}                gauge    1         slow-call ratio, 0 to 1 (absent while too few calls)

@@ -93,6 +93,19 @@ var rateLimitSpecs = []spec[ratelimit.Snapshot]{
 		always(func(s ratelimit.Snapshot) float64 { return float64(s.Available) })},
 	{"r4c.ratelimit.burst.permits", "Most permits of the rate limiter that can be taken at once.", "{permit}", intGauge,
 		always(func(s ratelimit.Snapshot) float64 { return float64(s.Burst) })},
+	{"r4c.ratelimit.store.fallback", "1 while the rate limiter's store fails and calls are decided by its fallback, else 0; absent without a store.", "1", intGauge,
+		func(s ratelimit.Snapshot) (float64, bool) { return b2f(s.Fallback), s.Store }},
+	{"r4c.ratelimit.store.failures", "Calls to the rate limiter's store that failed or timed out; absent without a store.", "{call}", intCounter,
+		func(s ratelimit.Snapshot) (float64, bool) { return float64(s.StoreFailures), s.Store }},
+	{"r4c.ratelimit.store.fallbacks", "Times the rate limiter fell back from its store; absent without a store.", "{fallback}", intCounter,
+		func(s ratelimit.Snapshot) (float64, bool) { return float64(s.Fallbacks), s.Store }},
+}
+
+func b2f(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 var breakerSpecs = []spec[breaker.Snapshot]{

@@ -22,6 +22,7 @@ import (
 	"github.com/resilience4cata/r4c/pipeline"
 	"github.com/resilience4cata/r4c/policy/adaptivelimit"
 	"github.com/resilience4cata/r4c/policy/breaker"
+	"github.com/resilience4cata/r4c/policy/ratelimit"
 	"github.com/resilience4cata/r4c/policy/retry"
 )
 
@@ -204,7 +205,19 @@ func optional(t *testing.T, build func(name string) *pipeline.Builder[string]) {
 		_, err = br.Execute(ok)
 		require.NoError(t, err)
 	}
+	_, err = build("shared").RateLimit(func(c *ratelimit.Config) { c.Store = grantingStore{} }).Build()
+	require.NoError(t, err)
 }
+
+// grantingStore is a rate limiter's store that grants every permit: with
+// it the store's figures are present.
+type grantingStore struct{}
+
+func (grantingStore) Reserve(context.Context, string, ratelimit.StoreRequest) (ratelimit.Reservation, error) {
+	return ratelimit.Reservation{Permits: 1}, nil
+}
+
+func (grantingStore) Release(context.Context, string, ratelimit.StoreRequest, int) error { return nil }
 
 func TestOptionalFigures(t *testing.T) {
 	_, reg := newRegistry(t)
@@ -218,6 +231,10 @@ func TestOptionalFigures(t *testing.T) {
 		"r4c.adaptivelimit.long.latency{instance=g} 0",
 		"# r4c.adaptivelimit.noload.latency s gauge",
 		"r4c.adaptivelimit.noload.latency{instance=v} 0",
+		"# r4c.ratelimit.store.fallback 1 gauge",
+		"r4c.ratelimit.store.fallback{instance=shared} 0",
+		"# r4c.ratelimit.store.failures {call} sum",
+		"r4c.ratelimit.store.failures{instance=shared} 0",
 		"# r4c.breaker.failure.ratio 1 gauge",
 		"r4c.breaker.failure.ratio{instance=br} 0.25",
 		"# r4c.breaker.slow.call.ratio 1 gauge",
@@ -225,7 +242,8 @@ func TestOptionalFigures(t *testing.T) {
 		"# r4c.retry.budget.available {attempt} gauge",
 		"r4c.retry.budget.available{instance=budget} 3",
 	}, collect(t, mr, "r4c.adaptivelimit.long.latency", "r4c.adaptivelimit.noload.latency",
-		"r4c.breaker.failure.ratio", "r4c.breaker.slow.call.ratio", "r4c.retry.budget.available"))
+		"r4c.breaker.failure.ratio", "r4c.breaker.slow.call.ratio", "r4c.retry.budget.available",
+		"r4c.ratelimit.store.fallback", "r4c.ratelimit.store.failures"))
 }
 
 // TestDocListsEveryInstrument checks the table of doc.go against the

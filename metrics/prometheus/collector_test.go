@@ -22,6 +22,7 @@ import (
 	"github.com/resilience4cata/r4c/pipeline"
 	"github.com/resilience4cata/r4c/policy/adaptivelimit"
 	"github.com/resilience4cata/r4c/policy/breaker"
+	"github.com/resilience4cata/r4c/policy/ratelimit"
 	"github.com/resilience4cata/r4c/policy/retry"
 )
 
@@ -468,6 +469,8 @@ func TestDocListsEveryMetric(t *testing.T) {
 	require.NoError(t, err)
 	_, err = br.Execute(ok)
 	require.NoError(t, err)
+	_, err = pipeline.NewBuilder[string](reg, "shared").RateLimit(func(c *ratelimit.Config) { c.Store = grantingStore{} }).Build()
+	require.NoError(t, err)
 	c := r4cprometheus.NewCollector(reg)
 	defer c.Close()
 	p.Run(t)
@@ -561,3 +564,13 @@ func labelMap(pairs []*dto.LabelPair) map[string]string {
 	}
 	return m
 }
+
+// grantingStore is a rate limiter's store that grants every permit: with
+// it the store's figures are present.
+type grantingStore struct{}
+
+func (grantingStore) Reserve(context.Context, string, ratelimit.StoreRequest) (ratelimit.Reservation, error) {
+	return ratelimit.Reservation{Permits: 1}, nil
+}
+
+func (grantingStore) Release(context.Context, string, ratelimit.StoreRequest, int) error { return nil }

@@ -76,6 +76,9 @@
 //	r4c_bulkhead_waiting_calls{instance}                  gauge    calls waiting for a slot (MaxWait)
 //	r4c_ratelimit_available_permits{instance}             gauge    permits that could be taken now
 //	r4c_ratelimit_burst_permits{instance}                 gauge    most permits that can be taken at once
+//	r4c_ratelimit_store_fallback{instance}                gauge    1 while the store fails (only with a store)
+//	r4c_ratelimit_store_failures_total{instance}          counter  store calls that failed or timed out (only with a store)
+//	r4c_ratelimit_store_fallbacks_total{instance}         counter  times it fell back from its store (only with a store)
 //	r4c_breaker_state{instance,state}                     gauge    1 for the current state, 0 for the others
 //	r4c_breaker_failure_ratio{instance}                   gauge    failure ratio, 0 to 1 (absent while too few calls)
 //	r4c_breaker_slow_call_ratio{instance}                 gauge    slow-call ratio, 0 to 1 (absent while too few calls)

@@ -89,6 +89,19 @@ var rateLimitSpecs = []spec[ratelimit.Snapshot]{
 		func(s ratelimit.Snapshot) float64 { return float64(s.Available) }),
 	gauge("r4c_ratelimit_burst_permits", "Most permits of the rate limiter that can be taken at once.",
 		func(s ratelimit.Snapshot) float64 { return float64(s.Burst) }),
+	{name: "r4c_ratelimit_store_fallback", help: "1 while the rate limiter's store fails and calls are decided by its fallback, else 0; absent without a store.",
+		value: func(s ratelimit.Snapshot) (float64, bool) { return b2f(s.Fallback), s.Store }},
+	{name: "r4c_ratelimit_store_failures_total", help: "Calls to the rate limiter's store that failed or timed out; absent without a store.", counter: true,
+		value: func(s ratelimit.Snapshot) (float64, bool) { return float64(s.StoreFailures), s.Store }},
+	{name: "r4c_ratelimit_store_fallbacks_total", help: "Times the rate limiter fell back from its store; absent without a store.", counter: true,
+		value: func(s ratelimit.Snapshot) (float64, bool) { return float64(s.Fallbacks), s.Store }},
+}
+
+func b2f(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 var breakerSpecs = []spec[breaker.Snapshot]{

@@ -26,4 +26,19 @@
 // the limit then rejects has already spent its permit.
 //
 // Taking a permit and refusing one allocate nothing.
+//
+// # Limits shared by every replica
+//
+// With a [Store] (Config.Store; the module r4credis keeps one in Redis) the
+// limiter's state lives outside the process: every process that builds
+// the same instance id, with the same Config.QuotaKey, draws from one
+// quota, timed by the store's clock. Each decision is then a store call
+// ([Limiter.Allow] included) bounded by Config.StoreTimeout; each refusal
+// returns its own [*RateLimitedError]. When the store fails or does not
+// answer in time, the limiter decides by Config.Fallback (a local limiter
+// at FallbackShare of the rate, fail-open or fail-closed), publishes an
+// events.StoreStateChanged, asks the store again once per
+// Config.ProbeInterval, and is back on it at the first answer. Leases
+// (Config.Lease) take several permits per round trip. A limiter without a
+// Store is unchanged: the nil check is all the seam costs it.
 package ratelimit

@@ -18,8 +18,9 @@ var ErrRateLimited = errors.New("r4c: rate limited")
 // [ErrRateLimited] (through Unwrap) and [policy.ErrRejected] (through Is):
 // the function was not called.
 //
-// Each [Limiter] allocates its RateLimitedError once, in [New], and returns
-// that same value for every refusal, so a refusal allocates nothing. The
+// Each [Limiter] without a Store allocates its RateLimitedError once, in
+// [New], and returns that same value for every refusal, so a refusal
+// allocates nothing. The
 // error therefore carries no per-call figure: [RateLimitedError.RetryAfter]
 // asks the limiter when it is called. Its methods are safe for concurrent
 // use.
@@ -27,6 +28,12 @@ type RateLimitedError struct {
 	l        *Limiter
 	instance string
 	msg      atomic.Pointer[string] // rewritten when the rate changes
+
+	// With a Store, each refusal has its own error, which remembers when
+	// (a clock reading) and how long the store said a permit would take.
+	fixed bool
+	at    int64
+	after time.Duration
 }
 
 // setMessage writes the message for limit per period.
@@ -58,4 +65,13 @@ func (e *RateLimitedError) InstanceID() string { return e.instance }
 // wait that would have been needed (up to a refill that happened in
 // between); called later it reflects the permits taken and freed since.
 // It reads the limiter's clock once.
-func (e *RateLimitedError) RetryAfter() time.Duration { return e.l.RetryAfter() }
+//
+// A limiter with a Store (Config.Store) returns a new error for each
+// refusal, whose RetryAfter is what the store said for that call's quota,
+// less the time since the refusal.
+func (e *RateLimitedError) RetryAfter() time.Duration {
+	if e.fixed {
+		return max(e.after-time.Duration(e.l.clock.Nanotime()-e.at), 0)
+	}
+	return e.l.RetryAfter()
+}

@@ -84,5 +84,5 @@ func ExampleStage() {
 	// Output:
 	// "ok" <nil>
 	// "" r4c: rate limited: 1 per 1m0s (ratelimit api)
-	// {Disabled:false Limit:1 Period:1m0s Burst:1 MaxWait:0s Available:0 Rejections:1}
+	// {Disabled:false Limit:1 Period:1m0s Burst:1 MaxWait:0s Available:0 Rejections:1 Store:false Fallback:false StoreFailures:0 Fallbacks:0}
 }

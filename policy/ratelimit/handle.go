@@ -34,7 +34,7 @@ func (h *Handle) Available() int { return h.l.Available() }
 func (h *Handle) Snapshot() Snapshot {
 	l := h.l
 	e, _ := l.load()
-	return Snapshot{
+	s := Snapshot{
 		Disabled:   l.disabled,
 		Limit:      e.limit,
 		Period:     e.period,
@@ -43,6 +43,13 @@ func (h *Handle) Snapshot() Snapshot {
 		Available:  l.Available(),
 		Rejections: int64(l.rejections.Load()),
 	}
+	if r := l.remote; r != nil {
+		s.Store = true
+		s.Fallback = r.failing.Load()
+		s.StoreFailures = int64(r.failures.Load())
+		s.Fallbacks = int64(r.fallbacks.Load())
+	}
+	return s
 }
 
 // Snapshot is a [Limiter]'s settings and figures. It marshals to JSON with
@@ -60,12 +67,26 @@ type Snapshot struct {
 	// MaxWait is how long a call may wait for a permit (0: reject at once).
 	MaxWait time.Duration
 	// Available is how many permits could be taken when the snapshot was
-	// taken, from 0 to Burst.
+	// taken, from 0 to Burst. With a Store, it is what the process can
+	// grant without a round trip: the leased permits it holds, or while
+	// falling back what the fallback would grant (for a limiter without
+	// QuotaKey).
 	Available int
 	// Rejections is how many calls were refused since the limiter was
 	// built: each *RateLimitedError returned and each false Allow. A wait
 	// ended by the caller's ctx is not a rejection.
 	Rejections int64
+	// Store reports whether the limiter keeps its state in a Store
+	// (Config.Store).
+	Store bool
+	// Fallback reports whether the limiter's store is failing now, so that
+	// calls are decided by Config.Fallback.
+	Fallback bool
+	// StoreFailures is how many store calls failed (an error, or no answer
+	// within StoreTimeout) since the limiter was built, probes included.
+	StoreFailures int64
+	// Fallbacks is how many times the limiter fell back from its store.
+	Fallbacks int64
 }
 
 // MarshalJSON writes s as a JSON object with its fields' names, Period and

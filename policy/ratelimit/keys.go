@@ -1,6 +1,7 @@
 package ratelimit
 
 import (
+	"context"
 	"time"
 
 	"github.com/resilience4cata/r4c/policy"
@@ -21,7 +22,21 @@ var keys = policy.NewTable(
 			func(c *Config) *int { return &c.Burst }).Derived("limit").LiveFrom("now: the permits free stay free, up to the new burst"),
 		policy.DurationKey("maxWait", 0, ">= 0", "how long a call may wait for a permit",
 			func(c *Config) *time.Duration { return &c.MaxWait }).Note("reject at once").LiveFrom("the next call that waits"),
+		policy.DurationKey("storeTimeout", DefaultStoreTimeout, "> 0", "with a store: how long one store call may take before the call is decided by the fallback",
+			func(c *Config) *time.Duration { return &c.StoreTimeout }),
+		policy.TextKey("fallback", FallbackLocal, "", "with a store: what decides calls while the store fails",
+			func(c *Config) *Fallback { return &c.Fallback }, FallbackLocal, FallbackOpen, FallbackClosed),
+		policy.FloatKey("fallbackShare", DefaultFallbackShare, "(0, 1], a fraction: 20 % is 0.2", "with a store: the share of limit and burst the local fallback grants each process",
+			func(c *Config) *float64 { return &c.FallbackShare }),
+		policy.DurationKey("probeInterval", DefaultProbeInterval, "> 0", "with a store: how often one call asks a failing store again",
+			func(c *Config) *time.Duration { return &c.ProbeInterval }),
+		policy.IntKey("lease", DefaultLease, ">= 1", "with a store: permits asked per round trip and spent locally",
+			func(c *Config) *int { return &c.Lease }).Note("a round trip per permit"),
+		policy.DurationKey("leaseFor", DefaultLeaseFor, "> 0", "with a store: how long leased permits may be spent before they are dropped",
+			func(c *Config) *time.Duration { return &c.LeaseFor }),
 	},
+	policy.CodeOnly("Store", func(c *Config) *Store { return &c.Store }),
+	policy.CodeOnly("QuotaKey", func(c *Config) *func(context.Context) string { return &c.QuotaKey }),
 )
 
 // Keys returns the table of a rate limiter's flat keys: for each, its name

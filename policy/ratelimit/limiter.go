@@ -23,6 +23,11 @@ import (
 // background, and on a clocktest.ManualClock every decision is exact. A
 // permit is taken with one CAS; the limiter never takes a lock.
 //
+// With a Config.Store the state lives in the store instead, shared by
+// every process, and each decision is a store call (see the package doc,
+// "Limits shared by every replica"); what the methods below say of cost
+// and blocking is then bounded by Config.StoreTimeout instead.
+//
 // A Limiter is safe for concurrent use. Make one with [New]; the zero value
 // is not usable.
 type Limiter struct {
@@ -42,6 +47,8 @@ type Limiter struct {
 	cfg Config     // as built or last set, defaults filled in; for the handle
 
 	rejections atomic.Uint64
+
+	remote *remote // nil without a Store (store.go, remote.go)
 }
 
 // era is the limiter's settings from one change to the next, with its own
@@ -113,6 +120,9 @@ func New(cfg Config, env policy.Env) (*Limiter, error) {
 	e := newEra(&cfg)
 	e.tat.Store(l.clock.Nanotime())
 	l.st.Store(e)
+	if cfg.Store != nil {
+		l.remote = newRemote(l, cfg, e.interval, e.tat.Load())
+	}
 	return l, nil
 }
 
@@ -133,6 +143,9 @@ func (l *Limiter) Allow() bool {
 func (l *Limiter) AllowAt(now int64) (ok bool, retryAfter time.Duration) {
 	if l.disabled {
 		return true, 0
+	}
+	if l.remote != nil {
+		return l.remote.allow(now)
 	}
 	d, _, ok := l.take(now, 0)
 	if !ok {
@@ -167,6 +180,9 @@ func (l *Limiter) Available() int { return l.AvailableAt(l.clock.Nanotime()) }
 // AvailableAt returns how many permits could be taken at now, a reading of
 // the limiter's clock.
 func (l *Limiter) AvailableAt(now int64) int {
+	if l.remote != nil {
+		return l.remote.available(now)
+	}
 	e, tat := l.load()
 	if tat <= now {
 		return e.burst
@@ -185,6 +201,9 @@ func (l *Limiter) RetryAfter() time.Duration { return l.RetryAfterAt(l.clock.Nan
 // RetryAfterAt is [Limiter.RetryAfter] at now, a reading of the limiter's
 // clock.
 func (l *Limiter) RetryAfterAt(now int64) time.Duration {
+	if l.remote != nil {
+		return l.remote.retryAfter(now)
+	}
 	e, tat := l.load()
 	if d := tat - now - e.tolerance; d > 0 {
 		return time.Duration(d)
@@ -245,6 +264,9 @@ func (l *Limiter) giveBack(r reservation) {
 // wait takes a permit at now as [Limiter.Wait] describes, and reports
 // whether it had to wait.
 func (l *Limiter) wait(ctx context.Context, now int64) (waited bool, err error) {
+	if l.remote != nil {
+		return l.remote.take(ctx, now, l.remote.maxWaitFor(ctx))
+	}
 	if _, _, ok := l.take(now, 0); ok {
 		return false, nil
 	}

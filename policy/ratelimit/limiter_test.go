@@ -16,12 +16,14 @@ import (
 
 func TestConfigDefaults(t *testing.T) {
 	c := ratelimit.Config{}.WithDefaults()
-	assert.Equal(t, ratelimit.Config{Limit: 50, Period: time.Second, Burst: 50}, c)
+	assert.Equal(t, ratelimit.Config{Limit: 50, Period: time.Second, Burst: 50,
+		StoreTimeout: 50 * time.Millisecond, FallbackShare: 1, ProbeInterval: time.Second, Lease: 1, LeaseFor: time.Second}, c)
 	assert.NoError(t, c.Validate())
 	c = ratelimit.Config{Limit: 10}.WithDefaults()
 	assert.Equal(t, 10, c.Burst, "burst follows limit")
 	c = ratelimit.Config{Limit: 10, Burst: 3, Period: time.Minute, MaxWait: time.Second}.WithDefaults()
-	assert.Equal(t, ratelimit.Config{Limit: 10, Burst: 3, Period: time.Minute, MaxWait: time.Second}, c)
+	assert.Equal(t, ratelimit.Config{Limit: 10, Burst: 3, Period: time.Minute, MaxWait: time.Second,
+		StoreTimeout: 50 * time.Millisecond, FallbackShare: 1, ProbeInterval: time.Second, Lease: 1, LeaseFor: time.Second}, c)
 }
 
 func TestConfigValidate(t *testing.T) {

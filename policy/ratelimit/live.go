@@ -86,6 +86,10 @@ func (l *Limiter) update(fn func(*Config)) error {
 		l.mu.Unlock()
 		return err
 	}
+	if err := l.checkStoreLive(&next); err != nil {
+		l.mu.Unlock()
+		return err
+	}
 	changes := keys.Changes(&l.cfg, &next)
 	if len(changes) == 0 {
 		l.mu.Unlock()
@@ -120,4 +124,30 @@ func carry(old, ne *era, tat, now int64) int64 {
 		return math.MaxInt64
 	}
 	return now + int64(math.Round(debt))
+}
+
+// checkStoreLive refuses a new rate for a limiter whose state lives in a
+// [Store]: the store's buckets, the other processes and the local fallback
+// were all set up for the rate the limiter was built with, so limit,
+// period and burst cannot change while it runs (restart every process with
+// the new rate instead). maxWait stays live.
+func (l *Limiter) checkStoreLive(next *Config) error {
+	if l.remote == nil {
+		return nil
+	}
+	cur := &l.cfg
+	notLive := func(key, old, new string) error {
+		return &policy.FieldError{Key: key, Value: new, Class: policy.ClassNotLive,
+			Rule: "cannot change while the limiter keeps its state in a store (it is " + old +
+				"): every process shares that rate; restart them all with the new one"}
+	}
+	switch {
+	case next.Limit != cur.Limit:
+		return notLive("limit", policy.Int(cur.Limit), policy.Int(next.Limit))
+	case next.Period != cur.Period:
+		return notLive("period", policy.Dur(cur.Period), policy.Dur(next.Period))
+	case next.Burst != cur.Burst:
+		return notLive("burst", policy.Int(cur.Burst), policy.Int(next.Burst))
+	}
+	return nil
 }
