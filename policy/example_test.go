@@ -79,8 +79,9 @@ func ExampleForward() {
 	work := future.NewPromise[string]()
 	work.Future().OnComplete(func(string, error) { panic("the user's callback") })
 
-	f := policy.Forward(work.Future(), func(o *policy.Outcome[string]) {
+	f := policy.Forward(work.Future(), func(o policy.Outcome[string]) policy.Outcome[string] {
 		inUse-- // the stage's bookkeeping
+		return o
 	})
 
 	func() {
