@@ -19,6 +19,16 @@
 // adaptivelimit.ErrLimitExceeded) tells why, and [errors.As] with a
 // [*RejectedError] tells which kind and instance refused it.
 //
+// # Finishing a call
+//
+// The user's code runs inside a call's bookkeeping: predicates, listeners,
+// completion callbacks. The rule is the same everywhere: the stage's own
+// bookkeeping first (free the slot or permit, record the sample), then the
+// user's code, each party guarded so that a panic in one lets every other
+// run, and the first panic goes on after, unchanged. A predicate that
+// panics counts the call as a failure where the policy counts outcomes.
+// [Forward] is how every stage finishes an asynchronous call.
+//
 // # Time
 //
 // Time comes only from a [Clock]. [System] is the real clock; the package

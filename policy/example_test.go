@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/resilience4cata/r4c/clocktest"
+	"github.com/resilience4cata/r4c/future"
 	"github.com/resilience4cata/r4c/policy"
 )
 
@@ -68,4 +69,28 @@ func ExampleRejectedError() {
 	// Output:
 	// bulkhead db
 	// true true
+}
+
+// A stage that holds a slot for an asynchronous call frees it when the
+// inner future completes, before the future it returned completes, even if
+// a function on the inner future panics.
+func ExampleForward() {
+	inUse := 1 // a slot the call holds
+	work := future.NewPromise[string]()
+	work.Future().OnComplete(func(string, error) { panic("the user's callback") })
+
+	f := policy.Forward(work.Future(), func(o policy.Outcome[string]) policy.Outcome[string] {
+		inUse-- // the stage's bookkeeping
+		return o
+	})
+
+	func() {
+		defer func() { fmt.Println("panic goes on:", recover()) }()
+		work.Complete("done")
+	}()
+	v, err := f.Get(context.Background())
+	fmt.Println(inUse, v, err)
+	// Output:
+	// panic goes on: the user's callback
+	// 0 done <nil>
 }

@@ -32,12 +32,13 @@ func TestForwardRunsEveryStepThenCompletes(t *testing.T) {
 	inner := future.NewPromise[int]()
 	var order []string
 	f := policy.Forward(inner.Future(),
-		func(o *policy.Outcome[int]) { order = append(order, "judge"); panic("judge") },
-		func(o *policy.Outcome[int]) {
+		func(o policy.Outcome[int]) policy.Outcome[int] { order = append(order, "judge"); panic("judge") },
+		func(o policy.Outcome[int]) policy.Outcome[int] {
 			order = append(order, "book")
 			assert.True(t, o.Panicked, "the bookkeeping learns that the judge panicked")
+			return o
 		},
-		func(o *policy.Outcome[int]) { order = append(order, "user"); panic("user") },
+		func(o policy.Outcome[int]) policy.Outcome[int] { order = append(order, "user"); panic("user") },
 	)
 	f.OnComplete(func(v int, err error) { order = append(order, "callback"); panic("callback") })
 	got := panicOf(func() { inner.Complete(3) })
@@ -52,9 +53,10 @@ func TestForwardRunsEveryStepThenCompletes(t *testing.T) {
 func TestForwardStepsMayReplaceOrDropTheOutcome(t *testing.T) {
 	errInner := errors.New("inner")
 	inner := future.NewPromise[int]()
-	f := policy.Forward(inner.Future(), func(o *policy.Outcome[int]) {
+	f := policy.Forward(inner.Future(), func(o policy.Outcome[int]) policy.Outcome[int] {
 		assert.Same(t, errInner, o.Err)
 		o.V, o.Err = 9, nil
+		return o
 	})
 	inner.Fail(errInner)
 	v, err := f.Get(t.Context())
@@ -64,7 +66,7 @@ func TestForwardStepsMayReplaceOrDropTheOutcome(t *testing.T) {
 	// Dropped: the stage completed its promise some other way.
 	pr := future.NewPromise[int]()
 	inner = future.NewPromise[int]()
-	f = policy.ForwardTo(pr, inner.Future(), func(o *policy.Outcome[int]) { o.Dropped = true })
+	f = policy.ForwardTo(pr, inner.Future(), func(o policy.Outcome[int]) policy.Outcome[int] { o.Dropped = true; return o })
 	assert.Same(t, pr.Future(), f)
 	inner.Complete(1)
 	assert.False(t, done(f), "not forwarded")
@@ -76,9 +78,10 @@ func TestForwardStepsMayReplaceOrDropTheOutcome(t *testing.T) {
 func TestForwardCancelCancelsInner(t *testing.T) {
 	inner := future.NewPromise[int]()
 	stepped := false
-	f := policy.Forward(inner.Future(), func(o *policy.Outcome[int]) {
+	f := policy.Forward(inner.Future(), func(o policy.Outcome[int]) policy.Outcome[int] {
 		stepped = true
 		assert.ErrorIs(t, o.Err, future.ErrCancelled)
+		return o
 	})
 	assert.True(t, f.Cancel())
 	assert.True(t, done(inner.Future()), "the inner future is cancelled")
@@ -91,8 +94,8 @@ func TestForwardGoexitStillCompletes(t *testing.T) {
 	inner := future.NewPromise[int]()
 	later := false
 	f := policy.Forward(inner.Future(),
-		func(*policy.Outcome[int]) { runtime.Goexit() },
-		func(*policy.Outcome[int]) { later = true },
+		func(o policy.Outcome[int]) policy.Outcome[int] { runtime.Goexit(); return o },
+		func(o policy.Outcome[int]) policy.Outcome[int] { later = true; return o },
 	)
 	var wg sync.WaitGroup
 	wg.Add(1)
@@ -106,4 +109,26 @@ func TestForwardGoexitStillCompletes(t *testing.T) {
 	v, err := f.Get(t.Context())
 	require.NoError(t, err)
 	assert.Equal(t, 4, v)
+}
+
+// More steps than Forward keeps inline, and a verdict passed from one step
+// to the next.
+func TestForwardManySteps(t *testing.T) {
+	inner := future.NewPromise[int]()
+	var seen []int
+	steps := make([]policy.Step[int], 6)
+	for i := range steps {
+		steps[i] = func(o policy.Outcome[int]) policy.Outcome[int] {
+			seen = append(seen, o.Verdict)
+			o.Verdict++
+			o.V += 10
+			return o
+		}
+	}
+	f := policy.Forward(inner.Future(), steps...)
+	inner.Complete(1)
+	v, err := f.Get(t.Context())
+	require.NoError(t, err)
+	assert.Equal(t, 61, v)
+	assert.Equal(t, []int{0, 1, 2, 3, 4, 5}, seen)
 }

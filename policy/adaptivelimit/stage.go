@@ -100,16 +100,19 @@ func (s stage[T]) RunAsync(ctx context.Context, next policy.AsyncNext[T]) *futur
 	}
 	p := Permit{start: l.clock.Nanotime(), slot: n, kind: permitHeld}
 	inner := callAsync(ctx, l, p, next)
-	o := OutcomeIgnore
 	return policy.Forward(inner,
-		func(c *policy.Outcome[T]) { // the user's DropIf
+		func(c policy.Outcome[T]) policy.Outcome[T] { // the user's DropIf
+			o := OutcomeIgnore
 			if c.Err == nil {
 				o = OutcomeSuccess
 			} else if !errors.Is(c.Err, future.ErrCancelled) {
 				o = l.classifyErr(ctx, c.Err)
 			}
+			c.Verdict = int(o)
+			return c
 		},
-		func(c *policy.Outcome[T]) { // free the slot, record the sample (listeners last)
+		func(c policy.Outcome[T]) policy.Outcome[T] { // free the slot, record the sample (listeners last)
+			o := Outcome(c.Verdict)
 			if c.Panicked {
 				o = OutcomeIgnore // DropIf panicked: free the slot, no sample
 			}
@@ -118,6 +121,7 @@ func (s stage[T]) RunAsync(ctx context.Context, next policy.AsyncNext[T]) *futur
 				end = l.clock.Nanotime()
 			}
 			l.release(ctx, p, o, end)
+			return c
 		})
 }
 

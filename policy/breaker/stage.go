@@ -120,18 +120,21 @@ func (s *stage[T]) RunAsync(ctx context.Context, next policy.AsyncNext[T]) *futu
 	defer b.failOnPanic(&ended, p)
 	inner := next.Call(ctx)
 	ended = true
-	var o outcome
 	return policy.Forward(inner,
-		func(c *policy.Outcome[T]) { // the user's RecordIf and IgnoreIf
-			o = ignored
+		func(c policy.Outcome[T]) policy.Outcome[T] { // the user's RecordIf and IgnoreIf
+			o := ignored
 			if !errors.Is(c.Err, future.ErrCancelled) {
 				o = b.classify(ctx, c.Err)
 			}
+			c.Verdict = int(o)
+			return c
 		},
-		func(c *policy.Outcome[T]) { // record the outcome, give a trial permit back
+		func(c policy.Outcome[T]) policy.Outcome[T] { // record the outcome, give a trial permit back
+			o := outcome(c.Verdict)
 			if c.Panicked {
 				o = failure
 			}
 			b.finish(p, o, b.clock.Nanotime())
+			return c
 		})
 }

@@ -2,12 +2,14 @@ package bulkhead_test
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/resilience4cata/r4c/clocktest"
+	"github.com/resilience4cata/r4c/future"
 	"github.com/resilience4cata/r4c/policy"
 	"github.com/resilience4cata/r4c/policy/bulkhead"
 	"github.com/stretchr/testify/require"
@@ -212,5 +214,98 @@ func TestPropertyConcurrent(t *testing.T) {
 		require.False(rt, over.Load(), "more calls in flight than slots")
 		require.Zero(rt, b.InFlight())
 		require.Zero(rt, b.Waiting())
+	})
+}
+
+// TestPropertyAsyncPanickingCallbacks starts asynchronous calls through the
+// stage and completes them in any order (success, failure, cancellation of
+// either future) while the user's OnComplete functions panic at random: on
+// the work's future, registered before the stage's own, and on the stage's
+// future. After every step the stage's future is complete once the work's
+// is, the slots held are exactly the calls still pending, and the first
+// panic came out of the completing call.
+func TestPropertyAsyncPanickingCallbacks(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		maxC := rapid.IntRange(1, 3).Draw(rt, "maxConcurrent")
+		b, err := bulkhead.New(bulkhead.Config{MaxConcurrent: maxC}, policy.Env{Clock: clocktest.NewManualClock()})
+		require.NoError(rt, err)
+		st := bulkhead.Stage[string](b)
+		type call struct {
+			work *future.Promise[string]
+			out  *future.Future[string]
+		}
+		var pending []call
+		var panicWork, panicOuter bool
+
+		rt.Repeat(map[string]func(*rapid.T){
+			"start": func(rt *rapid.T) {
+				w := future.NewPromise[string]()
+				out := st.RunAsync(context.Background(), policy.NewAsyncNext[string](nil, func(context.Context) *future.Future[string] {
+					w.Future().OnComplete(func(string, error) {
+						if panicWork {
+							panic("work callback")
+						}
+					})
+					return w.Future()
+				}))
+				if len(pending) == maxC {
+					_, err := out.Get(context.Background())
+					require.ErrorIs(rt, err, bulkhead.ErrFull)
+					return
+				}
+				out.OnComplete(func(string, error) {
+					if panicOuter {
+						panic("outer callback")
+					}
+				})
+				pending = append(pending, call{w, out})
+			},
+			"complete": func(rt *rapid.T) {
+				if len(pending) == 0 {
+					rt.Skip("nothing pending")
+				}
+				i := rapid.IntRange(0, len(pending)-1).Draw(rt, "call")
+				c := pending[i]
+				panicWork = rapid.Bool().Draw(rt, "panicWork")
+				panicOuter = rapid.Bool().Draw(rt, "panicOuter")
+				how := rapid.SampledFrom([]string{"complete", "fail", "cancel work", "cancel outer"}).Draw(rt, "how")
+				p := func() (p any) {
+					defer func() { p = recover() }()
+					switch how {
+					case "complete":
+						c.work.Complete("v")
+					case "fail":
+						c.work.Fail(errors.New("failed"))
+					case "cancel work":
+						c.work.Future().Cancel()
+					case "cancel outer":
+						c.out.Cancel()
+					}
+					return nil
+				}()
+				switch { // the work's callbacks run first, even under Cancel (which cancels the work first)
+				case panicWork:
+					require.Equal(rt, "work callback", p, "the first panic goes on")
+				case panicOuter:
+					require.Equal(rt, "outer callback", p)
+				default:
+					require.Nil(rt, p)
+				}
+				panicWork, panicOuter = false, false
+				select {
+				case <-c.out.Done():
+				default:
+					rt.Fatal("the stage's future is not complete")
+				}
+				pending = slices.Delete(pending, i, i+1)
+			},
+			"": func(rt *rapid.T) {
+				require.Equal(rt, len(pending), b.InFlight(), "slots held")
+			},
+		})
+		for _, c := range pending {
+			c.work.Complete("late")
+		}
+		require.Zero(rt, b.InFlight())
 	})
 }

@@ -70,5 +70,5 @@ func (s stage[T]) RunAsync(ctx context.Context, next policy.AsyncNext[T]) *futur
 	}()
 	inner := next.Call(ctx)
 	held = false
-	return policy.Forward(inner, func(*policy.Outcome[T]) { b.release() })
+	return policy.Forward(inner, func(c policy.Outcome[T]) policy.Outcome[T] { b.release(); return c })
 }

@@ -212,9 +212,10 @@ func (s *stage[T]) RunAsync(ctx context.Context, next policy.AsyncNext[T]) *futu
 	}
 	// If HandleIf or Func panics, the returned future fails with the error
 	// being handled and the panic goes on.
-	return policy.Forward(inner, func(c *policy.Outcome[T]) {
+	return policy.Forward(inner, func(c policy.Outcome[T]) policy.Outcome[T] {
 		if c.Err != nil && f.Handles(ctx, c.Err) {
 			c.V, c.Err = s.fall(ctx, c.Err)
 		}
+		return c
 	})
 }

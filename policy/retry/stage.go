@@ -176,8 +176,20 @@ func (a *asyncCall[T]) start() {
 func (a *asyncCall[T]) done(v T, err error) {
 	judged := false
 	defer func() {
-		if !judged {
+		if judged {
+			return
+		}
+		r := recover() // nil for runtime.Goexit, which goes on by itself
+		func() {
+			defer func() {
+				if r != nil {
+					_ = recover() // a panic of the returned future's callbacks: the first one goes on
+				}
+			}()
 			a.abandon(v, err)
+		}()
+		if r != nil {
+			panic(r)
 		}
 	}()
 	a.judge(v, err)

@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/resilience4cata/r4c/clocktest"
+	"github.com/resilience4cata/r4c/events"
 	"github.com/resilience4cata/r4c/future"
 	"github.com/resilience4cata/r4c/policy"
 	"github.com/resilience4cata/r4c/policy/bulkhead"
@@ -33,6 +35,10 @@ func (after) Run(ctx context.Context, next policy.Next[string]) (string, policy.
 func (after) RunAsync(ctx context.Context, next policy.AsyncNext[string]) *future.Future[string] {
 	return next.Call(ctx)
 }
+
+// errListener stands for the panic of a Timeout listener, as a caller's
+// goroutine in the property test reports it.
+var errListener = errors.New("a Timeout listener panicked")
 
 // pcall is a call in flight in the property test.
 type pcall struct {
@@ -61,7 +67,18 @@ func TestPropertyTimeoutAroundBulkhead(t *testing.T) {
 		maxC := rapid.IntRange(1, 3).Draw(rt, "maxConcurrent")
 		const d = time.Second
 		clk := clocktest.NewManualClock()
-		to, err := timeout.New(timeout.Config{Timeout: d, Cooperative: coop}, policy.Env{Clock: clk})
+		// A listener of the Timeout event panics in the steps that draw it:
+		// the caller gets the panic (here turned into errListener by the
+		// caller's goroutine) instead of the timeout error, and the rest
+		// holds: the timeout is counted, the slot and the timer are freed.
+		var panicListener atomic.Bool
+		bus := &events.Bus{}
+		defer bus.Subscribe(func(e events.Event) {
+			if _, ok := e.(events.Timeout); ok && panicListener.Load() {
+				panic("listener")
+			}
+		})()
+		to, err := timeout.New(timeout.Config{Timeout: d, Cooperative: coop}, policy.Env{Clock: clk, Events: bus})
 		require.NoError(rt, err)
 		b, err := bulkhead.New(bulkhead.Config{MaxConcurrent: maxC}, policy.Env{Clock: clk})
 		require.NoError(rt, err)
@@ -86,7 +103,11 @@ func TestPropertyTimeoutAroundBulkhead(t *testing.T) {
 		// expectTimeout / expectValue / expectCanceled receive a caller's result.
 		expectTimeout := func(c *pcall) {
 			r := recv(rt, c.res)
-			require.ErrorIs(rt, r.err, timeout.ErrCallTimeout)
+			if panicListener.Load() {
+				require.ErrorIs(rt, r.err, errListener)
+			} else {
+				require.ErrorIs(rt, r.err, timeout.ErrCallTimeout)
+			}
 			require.Empty(rt, r.v)
 			c.returned = true
 			timeouts++
@@ -158,7 +179,19 @@ func TestPropertyTimeoutAroundBulkhead(t *testing.T) {
 					<-c.release
 					return "late", nil
 				}
-				go func() { c.res <- run(c.ctx, policy.NewNext(links, fn, nil)) }()
+				go func() {
+					var r result
+					defer func() {
+						if p := recover(); p != nil {
+							if p != "listener" {
+								panic(p)
+							}
+							r = result{err: errListener}
+						}
+						c.res <- r
+					}()
+					r = run(c.ctx, policy.NewNext(links, fn, nil))
+				}()
 				recv(rt, c.entered)
 				calls = append(calls, c)
 				check()
@@ -185,6 +218,8 @@ func TestPropertyTimeoutAroundBulkhead(t *testing.T) {
 				check()
 			},
 			"advance": func(rt *rapid.T) {
+				panicListener.Store(rapid.Bool().Draw(rt, "panicListener"))
+				defer panicListener.Store(false)
 				clk.Advance(rapid.SampledFrom([]time.Duration{0, d / 2, d, 2 * d}).Draw(rt, "advance"))
 				now := clk.Now()
 				for _, c := range calls {
@@ -212,6 +247,8 @@ func TestPropertyTimeoutAroundBulkhead(t *testing.T) {
 					rt.Skip("no stuck work")
 				}
 				c := rapid.SampledFrom(stuck).Draw(rt, "call")
+				panicListener.Store(rapid.Bool().Draw(rt, "panicListener"))
+				defer panicListener.Store(false)
 				close(c.release)
 				if !c.returned {
 					// The caller still waits (cooperative mode, or default

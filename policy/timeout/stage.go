@@ -251,17 +251,18 @@ func (s *stage[T]) RunAsync(ctx context.Context, next policy.AsyncNext[T]) *futu
 			timeout()
 		}
 	})
-	return policy.ForwardTo(pr, inner, func(c *policy.Outcome[T]) {
+	return policy.ForwardTo(pr, inner, func(c policy.Outcome[T]) policy.Outcome[T] {
 		stop()
 		late := ours(ctx, wctx)
 		cancel()
 		if late {
 			c.Dropped = true
-			timeout()
-			return
+			timeout() // fails pr even if a listener panics
+			return c
 		}
 		if !decided.CompareAndSwap(false, true) {
 			c.Dropped = true // the deadline completed the future
 		}
+		return c
 	})
 }
