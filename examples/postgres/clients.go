@@ -14,8 +14,9 @@ import (
 	"github.com/resilience4cata/r4c/policy/timeout"
 )
 
-// clientNames are the clients the demo knows, in the order of its table.
-var clientNames = []string{"none", "bulkhead", "gradient2", "aimd", "vegas", "little"}
+// clientNames are the clients the demo knows, in the order of its table:
+// no limit, a bulkhead at the knee, r4c's four algorithms, and two peers.
+var clientNames = []string{"none", "bulkhead", "gradient2", "aimd", "vegas", "little", "failsafe-go", "go-concurrency-limits"}
 
 func knownClient(name string) bool { return slices.Contains(clientNames, name) }
 
@@ -37,6 +38,10 @@ func newClient(name string, knee int, deadline time.Duration, q func(context.Con
 		return &unlimited{deadline: deadline, q: q}, nil
 	case "bulkhead":
 		return newBulkheaded(knee, deadline, q)
+	case "failsafe-go":
+		return newFailsafeClient(deadline, q), nil
+	case "go-concurrency-limits":
+		return newGCLClient(deadline, q)
 	}
 	var alg adaptivelimit.Algorithm
 	if err := alg.UnmarshalText([]byte(name)); err != nil {

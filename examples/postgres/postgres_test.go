@@ -215,6 +215,13 @@ func TestStudyComparesTheClients(t *testing.T) {
 			assert.Positive(t, r.limitSamples, alg)
 			assert.LessOrEqual(t, r.limitMin, r.limitMax, alg)
 		}
+		for _, peer := range []string{"failsafe-go", "go-concurrency-limits"} {
+			r := byName[peer]
+			require.NotNil(t, r, peer)
+			assert.Positive(t, r.limitSamples, peer)
+			assert.GreaterOrEqual(t, r.limitMin, 1, peer)
+			assert.LessOrEqual(t, r.limitMax, peerMaxLimit, peer)
+		}
 		// Little is the algorithm we recommend: here it must beat no limit
 		// by far.
 		assert.Greater(t, byName["r4c little"].goodput, 0.6)
@@ -335,6 +342,9 @@ func TestNewClient(t *testing.T) {
 			assert.False(t, limited)
 		case "bulkhead":
 			assert.Equal(t, 3, lim)
+		case "failsafe-go", "go-concurrency-limits":
+			assert.Equal(t, peerInitial, lim, name)
+			assert.Equal(t, name, c.label())
 		default:
 			assert.Equal(t, adaptivelimit.DefaultInitialLimit, lim, name)
 			assert.Equal(t, "r4c "+name, c.label())
