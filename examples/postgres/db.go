@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgconn/ctxwatch"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
@@ -48,10 +50,20 @@ type postgres struct {
 
 // openPostgres connects to the server at dsn and sizes the pool: poolMax
 // connections at most, fewer if the server allows fewer.
-func openPostgres(ctx context.Context, dsn string, poolMax int) (*postgres, error) {
+//
+// serverCancel chooses what a query does when its ctx is done: false, pgx's
+// default: close the connection (the server goes on with the query until
+// it tries to send the answer); true: ask the server to cancel it, and
+// wait for the server to say so (1 s at most), keeping the connection.
+func openPostgres(ctx context.Context, dsn string, poolMax int, serverCancel bool) (*postgres, error) {
 	pc, err := pgxpool.ParseConfig(dsn)
 	if err != nil {
 		return nil, fmt.Errorf("-dsn: %w", err)
+	}
+	if serverCancel {
+		pc.ConnConfig.BuildContextWatcherHandler = func(c *pgconn.PgConn) ctxwatch.Handler {
+			return &pgconn.CancelRequestContextWatcherHandler{Conn: c, DeadlineDelay: time.Second}
+		}
 	}
 	pc.ConnConfig.RuntimeParams["application_name"] = "r4c-postgres-demo"
 	pc.ConnConfig.ConnectTimeout = 10 * time.Second
@@ -94,7 +106,8 @@ func (p *postgres) close() {
 // query runs the query on a connection of the pool. pgx at its defaults
 // handles a ctx done mid-query by closing the connection: the server
 // notices only when it sends the answer, so a query whose client gave up
-// still runs to its end, as it would behind most clients.
+// still runs to its end, as it would behind most clients (-server-cancel
+// changes that, see openPostgres).
 func (p *postgres) query(ctx context.Context) error {
 	var sum int64
 	return p.pool.QueryRow(ctx, querySQL, p.n).Scan(&sum)

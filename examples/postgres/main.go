@@ -68,6 +68,7 @@ func main() {
 	fs.IntVar(&cfg.SweepMax, "sweep-max", cfg.SweepMax, "the most clients the sweep tries")
 	fs.IntVar(&cfg.Pool, "pool", cfg.Pool, "the most connections the client opens (capped below the server's max_connections)")
 	fs.Uint64Var(&cfg.Seed, "seed", cfg.Seed, "seed of the arrivals")
+	fs.BoolVar(&cfg.ServerCancel, "server-cancel", cfg.ServerCancel, "at a deadline, ask the server to cancel the query (default: close the connection, as pgx does, and the server runs the query to its end)")
 	fs.Parse(os.Args[1:])
 	if fs.NArg() > 0 {
 		fmt.Fprintf(os.Stderr, "postgres: unexpected arguments %q\n", fs.Args())
@@ -90,13 +91,18 @@ func main() {
 // runDemo connects to the server, runs the demo against it and closes
 // every connection before it returns.
 func runDemo(ctx context.Context, cfg config, out *os.File) error {
-	db, err := openPostgres(ctx, cfg.DSN, cfg.Pool)
+	db, err := openPostgres(ctx, cfg.DSN, cfg.Pool, cfg.ServerCancel)
 	if err != nil {
 		return err
 	}
 	defer db.close()
 	fmt.Fprintf(out, "server: %s\n", db.version)
 	fmt.Fprintf(out, "client pool: at most %d connections (the server allows %d)\n", db.poolMax, db.maxConnections)
+	if cfg.ServerCancel {
+		fmt.Fprintln(out, "at a deadline the client asks the server to cancel the query")
+	} else {
+		fmt.Fprintln(out, "at a deadline the client closes the connection: the server runs the query to its end")
+	}
 	return run(ctx, cfg, db, out)
 }
 
@@ -113,6 +119,9 @@ type config struct {
 	SweepMax  int           // most clients the sweep tries
 	Pool      int           // most connections the client opens
 	Seed      uint64        // seed of the arrivals
+	// ServerCancel: at a deadline, cancel the query on the server rather
+	// than close the connection (see openPostgres).
+	ServerCancel bool
 }
 
 func defaultConfig() config {

@@ -10,6 +10,42 @@
 # postgresql; they live in /usr/lib/postgresql/<version>/bin) and Go.
 # PGBIN overrides where the binaries are looked for. Run as root, the
 # cluster runs as the user postgres (or nobody if there is none), since
+# R4C_PG_CPUS=n (root only) gives the server n cores of its own, and the
+# demo one: each runs in a cgroup of the cpu controller with a quota of
+# that many cores and a weight far above the rest of the machine's. Use it
+# on a machine shared with other work: there, without it, every backend
+# gets a share of the CPU of its own (PostgreSQL puts each in a session of
+# its own, and Linux shares the CPU between sessions first), so the more
+# queries run at once, the more CPU the server takes from the rest, and
+# the server has no capacity to measure. With it, the server is a
+# dependency of n cores whatever else runs.
+cpus=${R4C_PG_CPUS:-}
+cgroup_v1() { [[ -w /sys/fs/cgroup/cpu/cgroup.procs ]]; }
+# cgroup_make makes the cgroup at path with a quota of cores and a high
+# weight. The quota is counted over periods of 10 ms (the default 100 ms
+# would stall a query for up to 100 ms when its cgroup has used its share).
+cgroup_make() {
+	mkdir "$1"
+	if cgroup_v1; then
+		echo 102400 >"$1/cpu.shares"
+		echo 10000 >"$1/cpu.cfs_period_us"
+		awk -v c="$2" 'BEGIN { printf "%d\n", c * 10000 }' >"$1/cpu.cfs_quota_us"
+	else
+		echo 10000 >"$1/cpu.weight"
+		awk -v c="$2" 'BEGIN { printf "%d 10000\n", c * 10000 }' >"$1/cpu.max"
+	fi
+}
+# cgroup_enter moves this shell (and so what it starts next) into a cgroup.
+cgroup_enter() { echo "$BASHPID" >"$1/cgroup.procs"; }
+cgroup_remove() {
+	[[ -n $1 && -d $1 ]] || return 0
+	for _ in $(seq 50); do
+		rmdir "$1" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	echo "run.sh: could not remove the cgroup $1 (something still runs in it)" >&2
+}
+
 # PostgreSQL refuses to run as root; R4C_PG_USER names another user.
 #
 # Nothing outside a temporary directory is touched: the cluster's files and
@@ -38,7 +74,7 @@ find_pgbin() {
 pgbin=$(find_pgbin)
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/r4c-postgres.XXXXXX")
-pmpid=""
+pmpid="" cg_server="" cg_client="" cg_home=""
 
 # cleanup stops the server by its pid (a fast shutdown: running queries are
 # cancelled), waits for it to exit (30 s at most, then SIGKILL), and removes
@@ -59,6 +95,11 @@ cleanup() {
 			echo "run.sh: the server (pid $pmpid) did not stop in 30 s: killing it" >&2
 			kill -KILL "$pmpid" 2>/dev/null || true
 		fi
+	fi
+	if [[ -n $cg_home ]]; then
+		cgroup_enter "$cg_home" 2>/dev/null || true
+		cgroup_remove "$cg_server"
+		cgroup_remove "$cg_client"
 	fi
 	rm -rf "$tmp"
 	exit "$status"
@@ -89,6 +130,32 @@ if [[ $(id -u) == 0 ]]; then
 	as=(runuser -u "$user" --)
 fi
 
+if [[ -n $cpus ]]; then
+	if [[ $(id -u) != 0 ]]; then
+		echo "run.sh: R4C_PG_CPUS needs root (it makes cgroups)" >&2
+		exit 1
+	fi
+	if ! awk -v c="$cpus" 'BEGIN { exit !(c + 0 >= 0.1 && c + 0 <= 1024) }'; then
+		echo "run.sh: R4C_PG_CPUS=$cpus: must be a number of cores between 0.1 and 1024" >&2
+		exit 1
+	fi
+	if cgroup_v1; then
+		cg_home=/sys/fs/cgroup/cpu$(awk -F: '$2 ~ /(^|,)cpu(,|$)/ { print $3 }' /proc/self/cgroup)
+		cg_base=/sys/fs/cgroup/cpu
+	elif grep -qw cpu /sys/fs/cgroup/cgroup.subtree_control 2>/dev/null; then
+		cg_home=/sys/fs/cgroup$(awk -F: '$1 == "0" { print $3 }' /proc/self/cgroup)
+		cg_base=/sys/fs/cgroup
+	else
+		echo "run.sh: R4C_PG_CPUS needs a writable cgroup cpu controller (v1 at /sys/fs/cgroup/cpu, or v2 with cpu enabled at its root)" >&2
+		exit 1
+	fi
+	cg_home=${cg_home%/}
+	cg_server=$cg_base/r4c-postgres-server-$$
+	cg_client=$cg_base/r4c-postgres-client-$$
+	cgroup_make "$cg_server" "$cpus"
+	cgroup_make "$cg_client" 1
+fi
+
 # Build the program first, so that compiling does not compete with the
 # server for the CPU during the measurement.
 echo "building the demo..."
@@ -116,6 +183,10 @@ free_port() {
 	echo "run.sh: no free port found" >&2
 	exit 1
 }
+if [[ -n $cpus ]]; then
+	cgroup_enter "$cg_server" # the server starts from here, in its cgroup
+	echo "cores of its own: $cpus for the server, 1 for the demo (cgroups $cg_server, $cg_client)"
+fi
 started=""
 for attempt in 1 2 3; do
 	port=$(free_port)
@@ -134,6 +205,10 @@ done
 [[ -n $started ]] || exit 1
 pmpid=$(head -n 1 "$tmp/data/postmaster.pid")
 echo "server pid $pmpid listening on 127.0.0.1:$port"
+
+if [[ -n $cpus ]]; then
+	cgroup_enter "$cg_client"
+fi
 
 # The demo runs in the background so that a signal to this script reaches
 # it at once (the traps below pass it on), and it still prints what it has
