@@ -26,6 +26,9 @@ type database interface {
 	// fresh gets ready for a run: new connections, and a server that runs
 	// nothing left over from the previous run.
 	fresh(ctx context.Context) error
+	// busy returns how many queries the server is running, those whose
+	// client gave up included.
+	busy(ctx context.Context) (int, error)
 }
 
 // The query: an aggregate over a series of n integers, computed in the
@@ -39,7 +42,8 @@ const querySQL = `SELECT sum(g % 7) FROM (SELECT generate_series(1, $1::int) AS 
 // connection of its own to watch the server.
 type postgres struct {
 	poolConfig     *pgxpool.Config
-	control        *pgx.Conn // not for the load: for SHOW, pg_stat_activity
+	control        *pgx.Conn  // not for the load: for SHOW, pg_stat_activity
+	controlMu      sync.Mutex // a pgx.Conn serves one query at a time
 	pool           *pgxpool.Pool
 	n              int // the series' length, once calibrated
 	version        string
@@ -154,15 +158,24 @@ func (p *postgres) fresh(ctx context.Context) error {
 const busySQL = `SELECT count(*) FROM pg_stat_activity
 WHERE backend_type = 'client backend' AND state <> 'idle' AND pid <> pg_backend_pid()`
 
+// busy counts the backends running a query, on the control connection.
+// The load runs on other connections, so this never waits for the pool.
+func (p *postgres) busy(ctx context.Context) (int, error) {
+	p.controlMu.Lock()
+	defer p.controlMu.Unlock()
+	var n int
+	err := p.control.QueryRow(ctx, busySQL).Scan(&n)
+	return n, err
+}
+
 // waitIdle waits until no other backend runs a query: for 30 s, then it
 // cancels them and waits 30 s more.
 func (p *postgres) waitIdle(ctx context.Context) error {
 	start := time.Now()
 	cancelled := false
 	for {
-		var busy int
 		qctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-		err := p.control.QueryRow(qctx, busySQL).Scan(&busy)
+		busy, err := p.busy(qctx)
 		cancel()
 		if err != nil {
 			return fmt.Errorf("watching the server: %w", err)
@@ -176,8 +189,11 @@ func (p *postgres) waitIdle(ctx context.Context) error {
 			return fmt.Errorf("the server still runs %d queries after a minute", busy)
 		case waited > 30*time.Second && !cancelled:
 			cancelled = true
-			if _, err := p.control.Exec(ctx, `SELECT pg_cancel_backend(pid) FROM pg_stat_activity
-WHERE backend_type = 'client backend' AND state <> 'idle' AND pid <> pg_backend_pid()`); err != nil {
+			p.controlMu.Lock()
+			_, err := p.control.Exec(ctx, `SELECT pg_cancel_backend(pid) FROM pg_stat_activity
+WHERE backend_type = 'client backend' AND state <> 'idle' AND pid <> pg_backend_pid()`)
+			p.controlMu.Unlock()
+			if err != nil {
 				return fmt.Errorf("cancelling the queries left over: %w", err)
 			}
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -18,7 +19,8 @@ type psServer struct {
 	work    time.Duration
 	quantum time.Duration
 	running sync.WaitGroup
-	fresh_  int // how many times fresh was called
+	inWork  atomic.Int64 // queries being worked on
+	fresh_  int          // how many times fresh was called
 }
 
 func newPSServer(cores int, work time.Duration) *psServer {
@@ -34,7 +36,9 @@ func (s *psServer) query(ctx context.Context) error {
 		return err
 	}
 	done := make(chan struct{})
+	s.inWork.Add(1)
 	s.running.Go(func() {
+		defer s.inWork.Add(-1)
 		defer close(done)
 		for left := s.work; left > 0; left -= s.quantum {
 			s.cores <- struct{}{} // a turn on a core; channel senders queue in order
@@ -49,6 +53,8 @@ func (s *psServer) query(ctx context.Context) error {
 		return ctx.Err()
 	}
 }
+
+func (s *psServer) busy(context.Context) (int, error) { return int(s.inWork.Load()), nil }
 
 func (s *psServer) fresh(ctx context.Context) error {
 	s.fresh_++

@@ -71,25 +71,15 @@ func printReport(out io.Writer, cfg config, m measured, results []*result) {
 	fmt.Fprintln(out, "queries admitted (a timed-out one counts at the deadline); timed out: share of the admitted;")
 	fmt.Fprintln(out, "rejected, failed: share of the offered.")
 
-	fmt.Fprintln(out, "\nthe limit at the end of each second (and, for no limit, the queries in flight):")
-	fmt.Fprintln(out)
-	fmt.Fprintln(out, "```")
-	width := 0
-	for _, r := range results {
-		width = max(width, len(r.client))
-	}
-	for _, r := range results {
-		series := r.limits
+	fmt.Fprintln(out, "\nthe limit at the end of each second (for no limit: the queries in flight):")
+	printSeries(out, results, func(r *result) []int {
 		if !r.limited {
-			series = r.inFlight
+			return r.inFlight
 		}
-		vals := make([]string, len(series))
-		for i, v := range series {
-			vals[i] = fmt.Sprintf("%3d", v)
-		}
-		fmt.Fprintf(out, "%-4s %-*s %s\n", strconv.FormatFloat(r.load, 'g', -1, 64)+"x", width, r.client, strings.Join(vals, " "))
-	}
-	fmt.Fprintln(out, "```")
+		return r.limits
+	})
+	fmt.Fprintln(out, "\nthe queries the server was running at the end of each second, those whose client gave up included:")
+	printSeries(out, results, func(r *result) []int { return r.running })
 
 	for _, r := range results {
 		if len(r.failures) == 0 {
@@ -100,4 +90,28 @@ func printReport(out io.Writer, cfg config, m measured, results []*result) {
 			fmt.Fprintf(out, "  %5d  %s\n", r.failures[msg], msg)
 		}
 	}
+}
+
+// printSeries prints one line per result: its load, its client, and the
+// values series returns, one per second ("?" for an unknown one).
+func printSeries(out io.Writer, results []*result, series func(*result) []int) {
+	width := 0
+	for _, r := range results {
+		width = max(width, len(r.client))
+	}
+	fmt.Fprintln(out)
+	fmt.Fprintln(out, "```")
+	for _, r := range results {
+		vals := series(r)
+		cells := make([]string, len(vals))
+		for i, v := range vals {
+			if v < 0 {
+				cells[i] = "  ?"
+			} else {
+				cells[i] = fmt.Sprintf("%3d", v)
+			}
+		}
+		fmt.Fprintf(out, "%-4s %-*s %s\n", strconv.FormatFloat(r.load, 'g', -1, 64)+"x", width, r.client, strings.Join(cells, " "))
+	}
+	fmt.Fprintln(out, "```")
 }

@@ -92,7 +92,7 @@ func study(ctx context.Context, cfg config, db database, out io.Writer) (m measu
 			}
 			fmt.Fprintf(out, "     %2d/%d  %gx  %-24s", i, total, load, c.label())
 			seed := cfg.Seed + uint64(li) // the same arrivals for every client at one load
-			res := runOnce(ctx, cfg, m, load, seed, c)
+			res := runOnce(ctx, cfg, m, load, seed, c, db.busy)
 			fmt.Fprintf(out, " goodput %.2f, p99 %s, timed out %s, rejected %s\n",
 				res.goodput, ms(res.p99), pct(res.timedOut, res.admitted), pct(res.rejected, res.offered))
 			results = append(results, res)
@@ -145,6 +145,7 @@ type result struct {
 
 	limits             []int // the limit at the end of each second of the whole run
 	inFlight           []int // the queries in flight at the end of each second
+	running            []int // the queries the server runs at the end of each second (-1: unknown)
 	limitMean          float64
 	limitMin, limitMax int
 	limitSamples       int
@@ -153,8 +154,10 @@ type result struct {
 // maxFailureKinds bounds the failure messages a result keeps.
 const maxFailureKinds = 5
 
-// runOnce sends the load through c for cfg.Duration and measures it.
-func runOnce(ctx context.Context, cfg config, m measured, load float64, seed uint64, c client) *result {
+// runOnce sends the load through c for cfg.Duration and measures it; busy
+// tells how many queries the server is running.
+func runOnce(ctx context.Context, cfg config, m measured, load float64, seed uint64, c client,
+	busy func(context.Context) (int, error)) *result {
 	cc := &counting{client: c}
 	res := &result{load: load, client: c.label(), failures: map[string]int{}}
 	_, res.limited = c.limit()
@@ -201,7 +204,7 @@ func runOnce(ctx context.Context, cfg config, m measured, load float64, seed uin
 			record(began, cc.do(ctx))
 		})
 	}()
-	sampleLimits(res, cc, start, steadyFrom, cfg.Duration, loadDone)
+	sampleLimits(ctx, res, cc, busy, start, steadyFrom, cfg.Duration, loadDone)
 	<-loadDone
 
 	slices.Sort(lats)
@@ -215,8 +218,10 @@ func runOnce(ctx context.Context, cfg config, m measured, load float64, seed uin
 // sampleLimits samples the client's limit and queries in flight ten times
 // a second until d has passed since start (or the load is over), keeping
 // the value at the end of each second and the mean and range after
-// steadyFrom.
-func sampleLimits(res *result, c *counting, start, steadyFrom time.Time, d time.Duration, loadDone <-chan struct{}) {
+// steadyFrom. At the end of each second it also asks the server how many
+// queries it is running (-1 if it does not answer within 200 ms).
+func sampleLimits(ctx context.Context, res *result, c *counting, busy func(context.Context) (int, error),
+	start, steadyFrom time.Time, d time.Duration, loadDone <-chan struct{}) {
 	ticker := time.NewTicker(100 * time.Millisecond)
 	defer ticker.Stop()
 	next := start.Add(time.Second)
@@ -237,9 +242,18 @@ func sampleLimits(res *result, c *counting, start, steadyFrom time.Time, d time.
 				res.limitMean = sum / float64(res.limitSamples)
 				res.limitMin, res.limitMax = min(res.limitMin, lim), max(res.limitMax, lim)
 			}
-			for ; !now.Before(next) && next.Sub(start) <= d; next = next.Add(time.Second) {
-				res.limits = append(res.limits, lim)
-				res.inFlight = append(res.inFlight, inFlight)
+			if !now.Before(next) && next.Sub(start) <= d {
+				running := -1
+				bctx, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
+				if n, err := busy(bctx); err == nil {
+					running = n
+				}
+				cancel()
+				for ; !now.Before(next) && next.Sub(start) <= d; next = next.Add(time.Second) {
+					res.limits = append(res.limits, lim)
+					res.inFlight = append(res.inFlight, inFlight)
+					res.running = append(res.running, running)
+				}
 			}
 			if now.Sub(start) >= d {
 				return
