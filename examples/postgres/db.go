@@ -26,9 +26,9 @@ type database interface {
 	// fresh gets ready for a run: new connections, and a server that runs
 	// nothing left over from the previous run.
 	fresh(ctx context.Context) error
-	// busy returns how many queries the server is running, those whose
-	// client gave up included.
-	busy(ctx context.Context) (int, error)
+	// busy returns how many queries the server is running (those whose
+	// client gave up included) and how many connections it serves.
+	busy(ctx context.Context) (running, conns int, err error)
 }
 
 // The query: an aggregate over a series of n integers, computed in the
@@ -56,9 +56,9 @@ type postgres struct {
 // connections at most, fewer if the server allows fewer.
 //
 // serverCancel chooses what a query does when its ctx is done: false, pgx's
-// default: close the connection (the server goes on with the query until
-// it tries to send the answer); true: ask the server to cancel it, and
-// wait for the server to say so (1 s at most), keeping the connection.
+// default: return at once, send a cancel request and close the connection
+// in the background; true: send a cancel request and wait for the server
+// to cancel the query (1 s at most), keeping the connection.
 func openPostgres(ctx context.Context, dsn string, poolMax int, serverCancel bool) (*postgres, error) {
 	pc, err := pgxpool.ParseConfig(dsn)
 	if err != nil {
@@ -108,10 +108,12 @@ func (p *postgres) close() {
 }
 
 // query runs the query on a connection of the pool. pgx at its defaults
-// handles a ctx done mid-query by closing the connection: the server
-// notices only when it sends the answer, so a query whose client gave up
-// still runs to its end, as it would behind most clients (-server-cancel
-// changes that, see openPostgres).
+// handles a ctx done mid-query by sending the server a cancel request and
+// closing the connection; the pool opens a new one for a later query.
+// PostgreSQL starts a process for each connection and each cancel request,
+// one at a time in its postmaster: every timeout costs the server CPU on
+// top of the work it wasted (-server-cancel keeps the connection, see
+// openPostgres).
 func (p *postgres) query(ctx context.Context) error {
 	var sum int64
 	return p.pool.QueryRow(ctx, querySQL, p.n).Scan(&sum)
@@ -154,18 +156,18 @@ func (p *postgres) fresh(ctx context.Context) error {
 	return nil
 }
 
-// busySQL counts the other client backends that are running something.
-const busySQL = `SELECT count(*) FROM pg_stat_activity
-WHERE backend_type = 'client backend' AND state <> 'idle' AND pid <> pg_backend_pid()`
+// busySQL counts the other client backends that are running something,
+// and all of them (a backend is a connection: a process of its own).
+const busySQL = `SELECT count(*) FILTER (WHERE state <> 'idle'), count(*) FROM pg_stat_activity
+WHERE backend_type = 'client backend' AND pid <> pg_backend_pid()`
 
 // busy counts the backends running a query, on the control connection.
 // The load runs on other connections, so this never waits for the pool.
-func (p *postgres) busy(ctx context.Context) (int, error) {
+func (p *postgres) busy(ctx context.Context) (running, conns int, err error) {
 	p.controlMu.Lock()
 	defer p.controlMu.Unlock()
-	var n int
-	err := p.control.QueryRow(ctx, busySQL).Scan(&n)
-	return n, err
+	err = p.control.QueryRow(ctx, busySQL).Scan(&running, &conns)
+	return running, conns, err
 }
 
 // waitIdle waits until no other backend runs a query: for 30 s, then it
@@ -175,7 +177,7 @@ func (p *postgres) waitIdle(ctx context.Context) error {
 	cancelled := false
 	for {
 		qctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-		busy, err := p.busy(qctx)
+		busy, _, err := p.busy(qctx)
 		cancel()
 		if err != nil {
 			return fmt.Errorf("watching the server: %w", err)

@@ -11,9 +11,10 @@ import (
 // psServer is a model of a CPU-bound database for the tests, to run in a
 // testing/synctest bubble: cores processors shared by every running query
 // in turns of quantum (round robin, which is processor sharing to within a
-// quantum), each query needing work of CPU time. Like PostgreSQL behind
-// pgx, it goes on working on a query whose client gave up: the work ends
-// on its own goroutine, and the client gets ctx.Err() at once.
+// quantum), each query needing work of CPU time. It goes on working on a
+// query whose client gave up (as a server that does not hear of it would):
+// the work ends on its own goroutine, and the client gets ctx.Err() at
+// once.
 type psServer struct {
 	cores   chan struct{}
 	work    time.Duration
@@ -54,7 +55,10 @@ func (s *psServer) query(ctx context.Context) error {
 	}
 }
 
-func (s *psServer) busy(context.Context) (int, error) { return int(s.inWork.Load()), nil }
+func (s *psServer) busy(context.Context) (running, conns int, err error) {
+	n := int(s.inWork.Load())
+	return n, n, nil
+}
 
 func (s *psServer) fresh(ctx context.Context) error {
 	s.fresh_++

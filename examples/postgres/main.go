@@ -68,7 +68,7 @@ func main() {
 	fs.IntVar(&cfg.SweepMax, "sweep-max", cfg.SweepMax, "the most clients the sweep tries")
 	fs.IntVar(&cfg.Pool, "pool", cfg.Pool, "the most connections the client opens (capped below the server's max_connections)")
 	fs.Uint64Var(&cfg.Seed, "seed", cfg.Seed, "seed of the arrivals")
-	fs.BoolVar(&cfg.ServerCancel, "server-cancel", cfg.ServerCancel, "at a deadline, ask the server to cancel the query (default: close the connection, as pgx does, and the server runs the query to its end)")
+	fs.BoolVar(&cfg.ServerCancel, "server-cancel", cfg.ServerCancel, "at a deadline, ask the server to cancel the query and wait for it, keeping the connection (default, as pgx does: return at once, cancel and close the connection in the background)")
 	fs.Parse(os.Args[1:])
 	if fs.NArg() > 0 {
 		fmt.Fprintf(os.Stderr, "postgres: unexpected arguments %q\n", fs.Args())
@@ -99,9 +99,9 @@ func runDemo(ctx context.Context, cfg config, out *os.File) error {
 	fmt.Fprintf(out, "server: %s\n", db.version)
 	fmt.Fprintf(out, "client pool: at most %d connections (the server allows %d)\n", db.poolMax, db.maxConnections)
 	if cfg.ServerCancel {
-		fmt.Fprintln(out, "at a deadline the client asks the server to cancel the query")
+		fmt.Fprintln(out, "at a deadline the client asks the server to cancel the query, waits for it, and keeps the connection")
 	} else {
-		fmt.Fprintln(out, "at a deadline the client closes the connection: the server runs the query to its end")
+		fmt.Fprintln(out, "at a deadline the client returns at once, and pgx cancels the query and closes the connection (its default)")
 	}
 	return run(ctx, cfg, db, out)
 }

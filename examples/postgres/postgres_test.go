@@ -195,8 +195,8 @@ func TestStudyComparesTheClients(t *testing.T) {
 		assert.Less(t, none.goodput, 0.2, "without a limit the server is swamped")
 		assert.Zero(t, none.rejected)
 		assert.Greater(t, none.timedOut, none.admitted/2)
-		// The model, like PostgreSQL behind pgx, works on until the end of
-		// every query whose client gave up: twice the work it can do
+		// The model works on until the end of every query whose client
+		// gave up: twice the work it can do
 		// arrives, and the queries it runs pile up far beyond those the
 		// client waits for.
 		require.Len(t, none.running, 12)
@@ -273,11 +273,11 @@ func TestPrintReport(t *testing.T) {
 	cfg := defaultConfig()
 	results := []*result{
 		{load: 2, client: "no limit", offered: 1000, admitted: 1000, answered: 10, timedOut: 990, goodput: 0.01,
-			p50: 73 * time.Millisecond, p99: 74 * time.Millisecond, inFlight: []int{40, 80}, running: []int{45, 120}},
+			p50: 73 * time.Millisecond, p99: 74 * time.Millisecond, inFlight: []int{40, 80}, running: []int{45, 120}, conns: []int{50, 130}},
 		{load: 2, client: "r4c little", limited: true, offered: 1000, admitted: 500, answered: 495, timedOut: 5,
 			rejected: 499, failed: 1, failures: map[string]int{"boom": 1}, goodput: 0.92,
 			p50: 9 * time.Millisecond, p99: 31 * time.Millisecond,
-			limits: []int{20, 8}, running: []int{30, -1}, limitMean: 4.5, limitMin: 3, limitMax: 6, limitSamples: 100},
+			limits: []int{20, 8}, running: []int{30, -1}, conns: []int{35, -1}, limitMean: 4.5, limitMin: 3, limitMax: 6, limitSamples: 100},
 	}
 	var out bytes.Buffer
 	printReport(&out, cfg, m, results)
@@ -288,9 +288,12 @@ func TestPrintReport(t *testing.T) {
 	assert.Contains(t, text, "the limit at the end of each second (for no limit: the queries in flight):\n\n```\n"+
 		"2x   no limit    40  80\n"+
 		"2x   r4c little  20   8\n```\n")
-	assert.Contains(t, text, "those whose client gave up included:\n\n```\n"+
+	assert.Contains(t, text, "(those whose client gave up included):\n\n```\n"+
 		"2x   no limit    45 120\n"+
 		"2x   r4c little  30   ?\n```\n")
+	assert.Contains(t, text, "a timeout closes one, the next query opens another):\n\n```\n"+
+		"2x   no limit    50 130\n"+
+		"2x   r4c little  35   ?\n```\n")
 	assert.Contains(t, text, "failures, 2x r4c little:\n      1  boom\n")
 }
 

@@ -78,8 +78,10 @@ func printReport(out io.Writer, cfg config, m measured, results []*result) {
 		}
 		return r.limits
 	})
-	fmt.Fprintln(out, "\nthe queries the server was running at the end of each second, those whose client gave up included:")
+	fmt.Fprintln(out, "\nthe queries the server was running at the end of each second (those whose client gave up included):")
 	printSeries(out, results, func(r *result) []int { return r.running })
+	fmt.Fprintln(out, "\nand its connections (each a process; a timeout closes one, the next query opens another):")
+	printSeries(out, results, func(r *result) []int { return r.conns })
 
 	for _, r := range results {
 		if len(r.failures) == 0 {

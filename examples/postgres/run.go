@@ -146,6 +146,7 @@ type result struct {
 	limits             []int // the limit at the end of each second of the whole run
 	inFlight           []int // the queries in flight at the end of each second
 	running            []int // the queries the server runs at the end of each second (-1: unknown)
+	conns              []int // the connections it has then (-1: unknown)
 	limitMean          float64
 	limitMin, limitMax int
 	limitSamples       int
@@ -155,9 +156,9 @@ type result struct {
 const maxFailureKinds = 5
 
 // runOnce sends the load through c for cfg.Duration and measures it; busy
-// tells how many queries the server is running.
+// tells how many queries the server is running and its connections.
 func runOnce(ctx context.Context, cfg config, m measured, load float64, seed uint64, c client,
-	busy func(context.Context) (int, error)) *result {
+	busy func(context.Context) (int, int, error)) *result {
 	cc := &counting{client: c}
 	res := &result{load: load, client: c.label(), failures: map[string]int{}}
 	_, res.limited = c.limit()
@@ -219,8 +220,9 @@ func runOnce(ctx context.Context, cfg config, m measured, load float64, seed uin
 // a second until d has passed since start (or the load is over), keeping
 // the value at the end of each second and the mean and range after
 // steadyFrom. At the end of each second it also asks the server how many
-// queries it is running (-1 if it does not answer within 200 ms).
-func sampleLimits(ctx context.Context, res *result, c *counting, busy func(context.Context) (int, error),
+// queries it is running and how many connections it has (-1 if it does not
+// answer within 200 ms).
+func sampleLimits(ctx context.Context, res *result, c *counting, busy func(context.Context) (int, int, error),
 	start, steadyFrom time.Time, d time.Duration, loadDone <-chan struct{}) {
 	ticker := time.NewTicker(100 * time.Millisecond)
 	defer ticker.Stop()
@@ -243,16 +245,17 @@ func sampleLimits(ctx context.Context, res *result, c *counting, busy func(conte
 				res.limitMin, res.limitMax = min(res.limitMin, lim), max(res.limitMax, lim)
 			}
 			if !now.Before(next) && next.Sub(start) <= d {
-				running := -1
+				running, conns := -1, -1
 				bctx, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
-				if n, err := busy(bctx); err == nil {
-					running = n
+				if r, c, err := busy(bctx); err == nil {
+					running, conns = r, c
 				}
 				cancel()
 				for ; !now.Before(next) && next.Sub(start) <= d; next = next.Add(time.Second) {
 					res.limits = append(res.limits, lim)
 					res.inFlight = append(res.inFlight, inFlight)
 					res.running = append(res.running, running)
+					res.conns = append(res.conns, conns)
 				}
 			}
 			if now.Sub(start) >= d {
