@@ -31,23 +31,27 @@ type client interface {
 }
 
 // newClient returns the client called name: every one gives up on a query
-// after deadline; knee is the bulkhead's size.
-func newClient(name string, knee int, deadline time.Duration, q func(context.Context) error) (client, error) {
+// after deadline; knee is the bulkhead's size; initial, when positive, is
+// the adaptive limits' initial limit (0: their default, 20 for all).
+func newClient(name string, knee, initial int, deadline time.Duration, q func(context.Context) error) (client, error) {
+	if initial <= 0 {
+		initial = adaptivelimit.DefaultInitialLimit
+	}
 	switch name {
 	case "none":
 		return &unlimited{deadline: deadline, q: q}, nil
 	case "bulkhead":
 		return newBulkheaded(knee, deadline, q)
 	case "failsafe-go":
-		return newFailsafeClient(deadline, q), nil
+		return newFailsafeClient(initial, deadline, q), nil
 	case "go-concurrency-limits":
-		return newGCLClient(deadline, q)
+		return newGCLClient(initial, deadline, q)
 	}
 	var alg adaptivelimit.Algorithm
 	if err := alg.UnmarshalText([]byte(name)); err != nil {
 		return nil, fmt.Errorf("client %q: %w", name, err)
 	}
-	return newAdaptive(alg, deadline, q)
+	return newAdaptive(alg, initial, deadline, q)
 }
 
 // unlimited sends every query straight to the server, and gives up after
@@ -117,7 +121,8 @@ func (b *bulkheaded) do(ctx context.Context) error {
 }
 
 // adaptive puts r4c's adaptive limit in front of the query, at its
-// defaults but for the algorithm: what one line of configuration gives.
+// defaults but for the algorithm (and the initial limit, if -initial-limit
+// sets it): what one line of configuration gives.
 // Outermost first:
 //
 //	adaptive limit → timeout → the query
@@ -129,13 +134,16 @@ type adaptive struct {
 	call func(context.Context) (struct{}, error)
 }
 
-func newAdaptive(alg adaptivelimit.Algorithm, deadline time.Duration, q func(context.Context) error) (*adaptive, error) {
+func newAdaptive(alg adaptivelimit.Algorithm, initial int, deadline time.Duration, q func(context.Context) error) (*adaptive, error) {
 	reg, err := r4c.NewRegistry()
 	if err != nil {
 		return nil, err
 	}
 	p, err := pipeline.NewBuilder[struct{}](reg, "postgres").
-		AdaptiveLimit(func(c *adaptivelimit.Config) { c.Algorithm = alg }).
+		AdaptiveLimit(func(c *adaptivelimit.Config) {
+			c.Algorithm = alg
+			c.InitialLimit = initial
+		}).
 		Timeout(func(c *timeout.Config) {
 			c.Timeout = deadline
 			c.Cooperative = true

@@ -6,8 +6,9 @@
 // loopback interface, runs the program against it, and stops the cluster
 // at the end:
 //
-//	examples/postgres/run.sh            # a few minutes
-//	examples/postgres/run.sh -h         # the flags
+//	examples/postgres/run.sh                  # a few minutes
+//	R4C_PG_CPUS=1 examples/postgres/run.sh    # on a shared machine: the server gets a core of its own
+//	examples/postgres/run.sh -h               # the flags
 //
 // or against a server of your own (one that nothing else uses: the
 // program measures its capacity):
@@ -34,7 +35,15 @@
 //     algorithm. It prints, for each, the goodput (queries answered in time
 //     per second, over the capacity), the p50 and p99 latency of the calls
 //     admitted, the share that timed out and the share rejected, and the
-//     limit over time.
+//     limit over time, and what the server was doing meanwhile.
+//
+// At a deadline, pgx (at its defaults) returns at once, and in the
+// background sends the server a cancel request and closes the connection;
+// the next query opens a new one. PostgreSQL starts a process for each
+// connection and each cancel request, so timeouts cost the server CPU of
+// their own. -server-cancel keeps the connections instead (the client waits
+// for the server to cancel the query). -initial-limit sets the adaptive
+// limits' initial limit (20 by default, above the knee of a small server).
 //
 // Everything stays on the loopback interface; every loop is bounded in time
 // and in count; each run waits for the server to be idle before it starts,
@@ -68,6 +77,7 @@ func main() {
 	fs.IntVar(&cfg.SweepMax, "sweep-max", cfg.SweepMax, "the most clients the sweep tries")
 	fs.IntVar(&cfg.Pool, "pool", cfg.Pool, "the most connections the client opens (capped below the server's max_connections)")
 	fs.Uint64Var(&cfg.Seed, "seed", cfg.Seed, "seed of the arrivals")
+	fs.IntVar(&cfg.InitialLimit, "initial-limit", cfg.InitialLimit, "the adaptive limits' initial limit (0: their default, 20)")
 	fs.BoolVar(&cfg.ServerCancel, "server-cancel", cfg.ServerCancel, "at a deadline, ask the server to cancel the query and wait for it, keeping the connection (default, as pgx does: return at once, cancel and close the connection in the background)")
 	fs.Parse(os.Args[1:])
 	if fs.NArg() > 0 {
@@ -119,6 +129,9 @@ type config struct {
 	SweepMax  int           // most clients the sweep tries
 	Pool      int           // most connections the client opens
 	Seed      uint64        // seed of the arrivals
+	// InitialLimit is the adaptive limits' initial limit; 0 leaves each
+	// at its default (20 for all of them).
+	InitialLimit int
 	// ServerCancel: at a deadline, cancel the query on the server rather
 	// than close the connection (see openPostgres).
 	ServerCancel bool
@@ -167,6 +180,8 @@ func (c config) check() error {
 		return fmt.Errorf("-sweep-max %d: must be between 1 and 1000", c.SweepMax)
 	case c.Pool < 1 || c.Pool > 10000:
 		return fmt.Errorf("-pool %d: must be between 1 and 10000", c.Pool)
+	case c.InitialLimit < 0 || c.InitialLimit > 200:
+		return fmt.Errorf("-initial-limit %d: must be between 0 (each limit's default) and 200 (their maximum)", c.InitialLimit)
 	}
 	for _, l := range c.Loads {
 		if !(l > 0 && l <= 100) {

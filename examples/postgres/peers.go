@@ -16,7 +16,8 @@ import (
 
 // The peers' adaptive limiters, set up as the simulator sets them up
 // (sim/limiter.go), so that the two comparisons agree: at their defaults,
-// rejecting at once when full, between 1 and 200 from 20.
+// rejecting at once when full, between 1 and 200 from 20 (or
+// -initial-limit).
 const (
 	peerInitial  = 20
 	peerMaxLimit = 200
@@ -37,8 +38,8 @@ type failsafeClient struct {
 	q        func(context.Context) error
 }
 
-func newFailsafeClient(deadline time.Duration, q func(context.Context) error) *failsafeClient {
-	l := adaptivelimiter.NewBuilder[any]().WithLimits(1, peerMaxLimit, peerInitial).Build()
+func newFailsafeClient(initial int, deadline time.Duration, q func(context.Context) error) *failsafeClient {
+	l := adaptivelimiter.NewBuilder[any]().WithLimits(1, peerMaxLimit, uint(initial)).Build()
 	return &failsafeClient{l: l, deadline: deadline, q: q}
 }
 
@@ -64,14 +65,14 @@ type gclClient struct {
 	q        func(context.Context) error
 }
 
-func newGCLClient(deadline time.Duration, q func(context.Context) error) (*gclClient, error) {
-	g, err := gcllimit.NewGradient2Limit("postgres", peerInitial, peerMaxLimit, 1,
+func newGCLClient(initial int, deadline time.Duration, q func(context.Context) error) (*gclClient, error) {
+	g, err := gcllimit.NewGradient2Limit("postgres", initial, peerMaxLimit, 1,
 		func(int) int { return 4 }, 0.2, 600, gcllimit.NoopLimitLogger{}, core.EmptyMetricRegistryInstance)
 	if err != nil {
 		return nil, err
 	}
 	l, err := gcllimiter.NewDefaultLimiter(g, 1e9, 1e9, 1e5, 100,
-		strategy.NewSimpleStrategy(peerInitial), gcllimit.NoopLimitLogger{}, core.EmptyMetricRegistryInstance)
+		strategy.NewSimpleStrategy(initial), gcllimit.NoopLimitLogger{}, core.EmptyMetricRegistryInstance)
 	if err != nil {
 		return nil, err
 	}

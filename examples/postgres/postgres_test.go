@@ -318,6 +318,8 @@ func TestConfigCheck(t *testing.T) {
 		{func(c *config) { c.SweepStep = time.Millisecond }, "-sweep-step 1ms: must be between 50ms and 1m"},
 		{func(c *config) { c.SweepMax = 0 }, "-sweep-max 0: must be between 1 and 1000"},
 		{func(c *config) { c.Pool = 0 }, "-pool 0: must be between 1 and 10000"},
+		{func(c *config) { c.InitialLimit = -1 }, "-initial-limit -1: must be between 0 (each limit's default) and 200"},
+		{func(c *config) { c.InitialLimit = 201 }, "-initial-limit 201: must be between 0"},
 	}
 	for _, c := range cases {
 		cfg := good
@@ -347,7 +349,7 @@ func TestListFlags(t *testing.T) {
 func TestNewClient(t *testing.T) {
 	q := func(context.Context) error { return nil }
 	for _, name := range clientNames {
-		c, err := newClient(name, 3, 50*time.Millisecond, q)
+		c, err := newClient(name, 3, 0, 50*time.Millisecond, q)
 		require.NoError(t, err, name)
 		require.NoError(t, c.do(t.Context()), name)
 		lim, limited := c.limit()
@@ -364,7 +366,13 @@ func TestNewClient(t *testing.T) {
 			assert.Equal(t, "r4c "+name, c.label())
 		}
 	}
-	_, err := newClient("magic", 3, time.Millisecond, q)
+	for _, name := range clientNames[2:] {
+		c, err := newClient(name, 3, 4, 50*time.Millisecond, q)
+		require.NoError(t, err, name)
+		lim, _ := c.limit()
+		assert.Equal(t, 4, lim, "%s starts at -initial-limit", name)
+	}
+	_, err := newClient("magic", 3, 0, time.Millisecond, q)
 	assert.ErrorContains(t, err, `client "magic"`)
 }
 

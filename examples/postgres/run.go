@@ -86,7 +86,7 @@ func study(ctx context.Context, cfg config, db database, out io.Writer) (m measu
 				}
 				return m, results, err
 			}
-			c, err := newClient(name, m.knee, m.deadline, db.query)
+			c, err := newClient(name, m.knee, cfg.InitialLimit, m.deadline, db.query)
 			if err != nil {
 				return m, results, err
 			}
