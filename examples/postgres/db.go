@@ -104,6 +104,8 @@ func (p *postgres) close() {
 		p.pool.Close()
 		p.pool = nil
 	}
+	p.controlMu.Lock()
+	defer p.controlMu.Unlock()
 	p.control.Close(context.Background())
 }
 
@@ -166,8 +168,26 @@ WHERE backend_type = 'client backend' AND pid <> pg_backend_pid()`
 func (p *postgres) busy(ctx context.Context) (running, conns int, err error) {
 	p.controlMu.Lock()
 	defer p.controlMu.Unlock()
+	if err := p.reconnect(ctx); err != nil {
+		return 0, 0, err
+	}
 	err = p.control.QueryRow(ctx, busySQL).Scan(&running, &conns)
 	return running, conns, err
+}
+
+// reconnect opens the control connection again if it was closed: pgx
+// closes a connection whose query outlived its ctx, which a busy server
+// can make happen. The caller holds controlMu.
+func (p *postgres) reconnect(ctx context.Context) error {
+	if !p.control.IsClosed() {
+		return nil
+	}
+	conn, err := pgx.ConnectConfig(ctx, p.poolConfig.ConnConfig.Copy())
+	if err != nil {
+		return fmt.Errorf("reconnecting to the server: %w", err)
+	}
+	p.control = conn
+	return nil
 }
 
 // waitIdle waits until no other backend runs a query: for 30 s, then it
@@ -192,8 +212,11 @@ func (p *postgres) waitIdle(ctx context.Context) error {
 		case waited > 30*time.Second && !cancelled:
 			cancelled = true
 			p.controlMu.Lock()
-			_, err := p.control.Exec(ctx, `SELECT pg_cancel_backend(pid) FROM pg_stat_activity
+			err := p.reconnect(ctx)
+			if err == nil {
+				_, err = p.control.Exec(ctx, `SELECT pg_cancel_backend(pid) FROM pg_stat_activity
 WHERE backend_type = 'client backend' AND state <> 'idle' AND pid <> pg_backend_pid()`)
+			}
 			p.controlMu.Unlock()
 			if err != nil {
 				return fmt.Errorf("cancelling the queries left over: %w", err)

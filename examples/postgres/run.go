@@ -221,7 +221,7 @@ func runOnce(ctx context.Context, cfg config, m measured, load float64, seed uin
 // the value at the end of each second and the mean and range after
 // steadyFrom. At the end of each second it also asks the server how many
 // queries it is running and how many connections it has (-1 if it does not
-// answer within 200 ms).
+// answer within 500 ms).
 func sampleLimits(ctx context.Context, res *result, c *counting, busy func(context.Context) (int, int, error),
 	start, steadyFrom time.Time, d time.Duration, loadDone <-chan struct{}) {
 	ticker := time.NewTicker(100 * time.Millisecond)
@@ -246,7 +246,7 @@ func sampleLimits(ctx context.Context, res *result, c *counting, busy func(conte
 			}
 			if !now.Before(next) && next.Sub(start) <= d {
 				running, conns := -1, -1
-				bctx, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
+				bctx, cancel := context.WithTimeout(ctx, 500*time.Millisecond)
 				if r, c, err := busy(bctx); err == nil {
 					running, conns = r, c
 				}
