@@ -74,7 +74,7 @@ func openPostgres(ctx context.Context, dsn string, poolMax int, serverCancel boo
 
 	cctx, cancel := context.WithTimeout(ctx, 15*time.Second)
 	defer cancel()
-	control, err := pgx.ConnectConfig(cctx, pc.ConnConfig.Copy())
+	control, err := pgx.ConnectConfig(cctx, controlConfig(pc))
 	if err != nil {
 		return nil, fmt.Errorf("connecting to the server: %w", err)
 	}
@@ -96,6 +96,19 @@ func openPostgres(ctx context.Context, dsn string, poolMax int, serverCancel boo
 	pc.MinConns = 0
 	p.warm = min(p.poolMax, 32)
 	return p, nil
+}
+
+// controlConfig is the configuration of the control connection: the
+// pool's, with the simple protocol (no prepared statements to keep in step
+// with the server) and the server's cancel at a deadline, so that a slow
+// answer does not cost the connection.
+func controlConfig(pc *pgxpool.Config) *pgx.ConnConfig {
+	cc := pc.ConnConfig.Copy()
+	cc.DefaultQueryExecMode = pgx.QueryExecModeSimpleProtocol
+	cc.BuildContextWatcherHandler = func(c *pgconn.PgConn) ctxwatch.Handler {
+		return &pgconn.CancelRequestContextWatcherHandler{Conn: c, DeadlineDelay: time.Second}
+	}
+	return cc
 }
 
 // close closes every connection the demo opened.
@@ -182,7 +195,7 @@ func (p *postgres) reconnect(ctx context.Context) error {
 	if !p.control.IsClosed() {
 		return nil
 	}
-	conn, err := pgx.ConnectConfig(ctx, p.poolConfig.ConnConfig.Copy())
+	conn, err := pgx.ConnectConfig(ctx, controlConfig(p.poolConfig))
 	if err != nil {
 		return fmt.Errorf("reconnecting to the server: %w", err)
 	}
@@ -199,29 +212,27 @@ func (p *postgres) waitIdle(ctx context.Context) error {
 		qctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 		busy, _, err := p.busy(qctx)
 		cancel()
-		if err != nil {
-			return fmt.Errorf("watching the server: %w", err)
-		}
-		if busy == 0 {
-			return nil
-		}
 		waited := time.Since(start)
 		switch {
+		case err == nil && busy == 0:
+			return nil
+		case ctx.Err() != nil:
+			return ctx.Err()
+		case waited > time.Minute && err != nil:
+			return fmt.Errorf("watching the server: %w", err)
 		case waited > time.Minute:
 			return fmt.Errorf("the server still runs %d queries after a minute", busy)
-		case waited > 30*time.Second && !cancelled:
+		case waited > 30*time.Second && !cancelled && err == nil:
 			cancelled = true
 			p.controlMu.Lock()
-			err := p.reconnect(ctx)
-			if err == nil {
-				_, err = p.control.Exec(ctx, `SELECT pg_cancel_backend(pid) FROM pg_stat_activity
+			_, err := p.control.Exec(ctx, `SELECT pg_cancel_backend(pid) FROM pg_stat_activity
 WHERE backend_type = 'client backend' AND state <> 'idle' AND pid <> pg_backend_pid()`)
-			}
 			p.controlMu.Unlock()
-			if err != nil {
+			if err != nil && ctx.Err() == nil {
 				return fmt.Errorf("cancelling the queries left over: %w", err)
 			}
 		}
+		// An error is tried again (busy reconnects) until the minute is up.
 		select {
 		case <-ctx.Done():
 			return ctx.Err()

@@ -219,11 +219,25 @@ func runOnce(ctx context.Context, cfg config, m measured, load float64, seed uin
 // sampleLimits samples the client's limit and queries in flight ten times
 // a second until d has passed since start (or the load is over), keeping
 // the value at the end of each second and the mean and range after
-// steadyFrom. At the end of each second it also asks the server how many
-// queries it is running and how many connections it has (-1 if it does not
-// answer within 500 ms).
+// steadyFrom. At the end of each second it also asks the server, on a
+// goroutine of its own, how many queries it is running and how many
+// connections it has (-1 if it does not answer within 500 ms), and waits
+// for those answers before it returns.
 func sampleLimits(ctx context.Context, res *result, c *counting, busy func(context.Context) (int, int, error),
 	start, steadyFrom time.Time, d time.Duration, loadDone <-chan struct{}) {
+	// One cell per whole second, filled in by the asks below: never
+	// appended to while an ask may write.
+	seconds := int(d / time.Second)
+	res.running, res.conns = make([]int, seconds), make([]int, seconds)
+	for i := range seconds {
+		res.running[i], res.conns[i] = -1, -1
+	}
+	var asks sync.WaitGroup
+	defer func() {
+		asks.Wait()
+		n := len(res.limits) // fewer than seconds if the load ended early
+		res.running, res.conns = res.running[:n], res.conns[:n]
+	}()
 	ticker := time.NewTicker(100 * time.Millisecond)
 	defer ticker.Stop()
 	next := start.Add(time.Second)
@@ -244,19 +258,17 @@ func sampleLimits(ctx context.Context, res *result, c *counting, busy func(conte
 				res.limitMean = sum / float64(res.limitSamples)
 				res.limitMin, res.limitMax = min(res.limitMin, lim), max(res.limitMax, lim)
 			}
-			if !now.Before(next) && next.Sub(start) <= d {
-				running, conns := -1, -1
-				bctx, cancel := context.WithTimeout(ctx, 500*time.Millisecond)
-				if r, c, err := busy(bctx); err == nil {
-					running, conns = r, c
-				}
-				cancel()
-				for ; !now.Before(next) && next.Sub(start) <= d; next = next.Add(time.Second) {
-					res.limits = append(res.limits, lim)
-					res.inFlight = append(res.inFlight, inFlight)
-					res.running = append(res.running, running)
-					res.conns = append(res.conns, conns)
-				}
+			for ; !now.Before(next) && next.Sub(start) <= d; next = next.Add(time.Second) {
+				i := len(res.limits)
+				res.limits = append(res.limits, lim)
+				res.inFlight = append(res.inFlight, inFlight)
+				asks.Go(func() {
+					bctx, cancel := context.WithTimeout(ctx, 500*time.Millisecond)
+					defer cancel()
+					if r, c, err := busy(bctx); err == nil {
+						res.running[i], res.conns[i] = r, c
+					}
+				})
 			}
 			if now.Sub(start) >= d {
 				return
