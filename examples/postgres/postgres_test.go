@@ -189,6 +189,7 @@ func TestStudyComparesTheClients(t *testing.T) {
 			assert.Equal(t, r.admitted, r.answered+r.timedOut, r.client)
 			assert.InDelta(t, 2*200*8, r.offered, 2*200*8*0.1, "%s: the steady 8 s at 400/s", r.client)
 			assert.Len(t, r.limits, 12, r.client)
+			assert.Len(t, r.goodBySecond, 12, r.client)
 		}
 		none := byName["no limit"]
 		require.NotNil(t, none)
@@ -214,6 +215,9 @@ func TestStudyComparesTheClients(t *testing.T) {
 		assert.InDelta(t, 10.0/13, bh.goodput, 0.03)
 		assert.Equal(t, 10*time.Millisecond, bh.p99, "two at a time on two cores: no wait")
 		assert.Equal(t, 2.0, bh.limitMean)
+		for s, g := range bh.goodBySecond {
+			assert.InDelta(t, 77, g, 12, "second %d: the bulkhead serves 10/13 of the capacity from the start", s)
+		}
 
 		for _, alg := range []string{"gradient2", "aimd", "vegas", "little"} {
 			r := byName["r4c "+alg]
@@ -277,7 +281,7 @@ func TestPrintReport(t *testing.T) {
 		{load: 2, client: "r4c little", limited: true, offered: 1000, admitted: 500, answered: 495, timedOut: 5,
 			rejected: 499, failed: 1, failures: map[string]int{"boom": 1}, goodput: 0.92,
 			p50: 9 * time.Millisecond, p99: 31 * time.Millisecond,
-			limits: []int{20, 8}, running: []int{30, -1}, conns: []int{35, -1}, limitMean: 4.5, limitMin: 3, limitMax: 6, limitSamples: 100},
+			limits: []int{20, 8}, goodBySecond: []int{0, 95}, running: []int{30, -1}, conns: []int{35, -1}, limitMean: 4.5, limitMin: 3, limitMax: 6, limitSamples: 100},
 	}
 	var out bytes.Buffer
 	printReport(&out, cfg, m, results)
@@ -288,6 +292,9 @@ func TestPrintReport(t *testing.T) {
 	assert.Contains(t, text, "the limit at the end of each second (for no limit: the queries in flight):\n\n```\n"+
 		"2x   no limit    40  80\n"+
 		"2x   r4c little  20   8\n```\n")
+	assert.Contains(t, text, "(the queries sent that second and answered in time):\n\n```\n"+
+		"2x   no limit   \n"+
+		"2x   r4c little   0  95\n```\n")
 	assert.Contains(t, text, "(those whose client gave up included):\n\n```\n"+
 		"2x   no limit    45 120\n"+
 		"2x   r4c little  30   ?\n```\n")

@@ -78,6 +78,8 @@ func printReport(out io.Writer, cfg config, m measured, results []*result) {
 		}
 		return r.limits
 	})
+	fmt.Fprintln(out, "\nthe goodput of each second, in % of the capacity (the queries sent that second and answered in time):")
+	printSeries(out, results, func(r *result) []int { return r.goodBySecond })
 	fmt.Fprintln(out, "\nthe queries the server was running at the end of each second (those whose client gave up included):")
 	printSeries(out, results, func(r *result) []int { return r.running })
 	fmt.Fprintln(out, "\nand its connections (each a process; a timeout closes one, the next query opens another):")

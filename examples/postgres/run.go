@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"sync"
@@ -145,6 +146,7 @@ type result struct {
 
 	limits             []int // the limit at the end of each second of the whole run
 	inFlight           []int // the queries in flight at the end of each second
+	goodBySecond       []int // the queries sent each second and answered in time, in % of the capacity
 	running            []int // the queries the server runs at the end of each second (-1: unknown)
 	conns              []int // the connections it has then (-1: unknown)
 	limitMean          float64
@@ -167,14 +169,18 @@ func runOnce(ctx context.Context, cfg config, m measured, load float64, seed uin
 	var lats []time.Duration
 	start := time.Now()
 	steadyFrom := start.Add(cfg.Warmup)
+	answeredBySecond := make([]int, int(cfg.Duration/time.Second)+1)
 	record := func(began time.Time, err error) {
 		elapsed := time.Since(began)
 		o := classify(err, elapsed, m.deadline)
+		mu.Lock()
+		defer mu.Unlock()
+		if s := int(began.Sub(start) / time.Second); o == ok && s < len(answeredBySecond) {
+			answeredBySecond[s]++
+		}
 		if began.Before(steadyFrom) {
 			return
 		}
-		mu.Lock()
-		defer mu.Unlock()
 		res.offered++
 		switch o {
 		case ok:
@@ -210,6 +216,9 @@ func runOnce(ctx context.Context, cfg config, m measured, load float64, seed uin
 
 	slices.Sort(lats)
 	res.p50, res.p99 = percentile(lats, 0.50), percentile(lats, 0.99)
+	for _, n := range answeredBySecond[:len(res.limits)] {
+		res.goodBySecond = append(res.goodBySecond, int(math.Round(100*float64(n)/m.capacity)))
+	}
 	if span := (cfg.Duration - cfg.Warmup).Seconds(); span > 0 {
 		res.goodput = float64(res.answered) / span / m.capacity
 	}
