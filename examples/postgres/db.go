@@ -145,13 +145,16 @@ func (p *postgres) fresh(ctx context.Context) error {
 	if err := p.waitIdle(ctx); err != nil {
 		return err
 	}
+	if err := p.waitResponsive(ctx); err != nil {
+		return err
+	}
 	pool, err := pgxpool.NewWithConfig(ctx, p.poolConfig)
 	if err != nil {
 		return fmt.Errorf("opening the pool: %w", err)
 	}
 	p.pool = pool
 	// Open the warm connections at once, then give them back.
-	wctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	wctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
 	conns := make([]*pgxpool.Conn, p.warm)
 	errs := make([]error, p.warm)
@@ -203,19 +206,23 @@ func (p *postgres) reconnect(ctx context.Context) error {
 	return nil
 }
 
-// waitIdle waits until no other backend runs a query: for 30 s, then it
-// cancels them and waits 30 s more.
+// waitIdle waits until no other backend runs a query and the connections
+// of the previous pool are gone (PostgreSQL ends a backend some time after
+// its client closed the connection): for 30 s, then it cancels the queries
+// still running and waits 30 s more.
 func (p *postgres) waitIdle(ctx context.Context) error {
 	start := time.Now()
 	cancelled := false
 	for {
 		qctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-		busy, _, err := p.busy(qctx)
+		busy, conns, err := p.busy(qctx)
 		cancel()
 		waited := time.Since(start)
 		switch {
-		case err == nil && busy == 0:
+		case err == nil && busy == 0 && conns == 0:
 			return nil
+		case err == nil && busy == 0 && waited > time.Minute:
+			return fmt.Errorf("the server still has %d connections of the previous run after a minute", conns)
 		case ctx.Err() != nil:
 			return ctx.Err()
 		case waited > time.Minute && err != nil:
@@ -237,6 +244,34 @@ WHERE backend_type = 'client backend' AND state <> 'idle' AND pid <> pg_backend_
 		case <-ctx.Done():
 			return ctx.Err()
 		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+// waitResponsive waits until a new connection opens within a second (3
+// minutes at most). After a run full of timeouts, PostgreSQL may still owe
+// the processes of hundreds of connections and cancel requests, started
+// one at a time by its postmaster, before it can take a new connection;
+// pg_stat_activity does not show them.
+func (p *postgres) waitResponsive(ctx context.Context) error {
+	start := time.Now()
+	for {
+		cctx, cancel := context.WithTimeout(ctx, time.Second)
+		conn, err := pgx.ConnectConfig(cctx, controlConfig(p.poolConfig))
+		cancel()
+		if err == nil {
+			return conn.Close(ctx)
+		}
+		switch {
+		case ctx.Err() != nil:
+			return ctx.Err()
+		case time.Since(start) > 3*time.Minute:
+			return fmt.Errorf("the server takes no new connection within a second, 3 minutes after the run: %w", err)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(time.Second):
 		}
 	}
 }
