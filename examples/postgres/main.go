@@ -21,8 +21,9 @@
 //     it takes about -query-time alone.
 //  2. It finds the server's capacity with a closed-loop sweep: n clients
 //     each send the query again as soon as it returns, for n = 1, 2, 3, ...;
-//     the capacity is the highest throughput seen, and the knee the fewest
-//     clients that reach 95% of it. A database is not a queue in front of a
+//     the capacity is the level of the plateau (the median throughput of
+//     the steps from the first within 90% of the best), and the knee the
+//     fewest clients that reach 95% of it. A database is not a queue in front of a
 //     fixed number of workers: every running query shares the CPU, so past
 //     the knee all of them slow down together.
 //  3. It sends open-loop load (queries arrive at random, a Poisson process,

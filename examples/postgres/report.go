@@ -46,7 +46,7 @@ func printSweep(out io.Writer, m measured) {
 		}
 		fmt.Fprintf(out, "| %d%s | %.0f | %s | %s | %d |\n", s.clients, mark, s.rate, ms(s.p50), ms(s.p99), s.failed)
 	}
-	fmt.Fprintf(out, "\ncapacity %.0f queries/s, reached (95%%) at concurrency %d\n", m.capacity, m.knee)
+	fmt.Fprintf(out, "\ncapacity %.0f queries/s (the median of the plateau), reached (95%%) at concurrency %d: the knee\n", m.capacity, m.knee)
 }
 
 // printReport prints the comparison: one table row per run, then the limit

@@ -121,18 +121,38 @@ func closedLoop(ctx context.Context, q func(context.Context) error, n int, d, de
 	return s
 }
 
-// kneeOf returns the capacity (the highest rate of the sweep) and the knee:
-// the fewest clients whose rate reaches 95% of it.
+// kneeOf returns the capacity and the knee of a sweep. The capacity is the
+// level of the plateau: the median rate of the steps from the first that
+// reaches 90% of the best rate on (the best alone would be the luckiest
+// step of a noisy sweep). The knee is the fewest clients whose rate
+// reaches 95% of the capacity. Without a step that measured anything, both
+// are 0.
 func kneeOf(steps []step) (capacity float64, knee int) {
+	best := 0.0
 	for _, s := range steps {
-		capacity = max(capacity, s.rate)
+		best = max(best, s.rate)
+	}
+	if best <= 0 {
+		return 0, 0
+	}
+	var plateau []float64
+	for _, s := range steps {
+		if len(plateau) > 0 || s.rate >= 0.9*best {
+			plateau = append(plateau, s.rate)
+		}
+	}
+	slices.Sort(plateau)
+	if n := len(plateau); n%2 == 1 {
+		capacity = plateau[n/2]
+	} else {
+		capacity = (plateau[n/2-1] + plateau[n/2]) / 2
 	}
 	for _, s := range steps {
 		if s.rate >= 0.95*capacity {
 			return capacity, s.clients
 		}
 	}
-	return capacity, 0
+	return capacity, 0 // unreachable: the best step reaches the median
 }
 
 // percentile returns the q-quantile of sorted (nearest rank), 0 if empty.
