@@ -201,6 +201,7 @@ func TestStudyComparesTheClients(t *testing.T) {
 			assert.InDelta(t, 2*200*8, r.offered, 2*200*8*0.1, "%s: the steady 8 s at 400/s", r.client)
 			assert.Len(t, r.limits, 12, r.client)
 			assert.Len(t, r.goodBySecond, 12, r.client)
+			assert.Len(t, r.running, 12, r.client)
 		}
 		none := byName["no limit"]
 		require.NotNil(t, none)

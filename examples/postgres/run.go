@@ -254,7 +254,13 @@ func sampleLimits(ctx context.Context, res *result, c *counting, busy func(conte
 	for {
 		select {
 		case <-loadDone:
-			return
+			// The load ends a moment before d (no arrival is due in the
+			// last moment, and the last queries end fast): keep sampling
+			// to the end of the last second, unless interrupted.
+			if ctx.Err() != nil {
+				return
+			}
+			loadDone = nil
 		case now := <-ticker.C:
 			lim, _ := c.limit()
 			inFlight := c.inFlight()
