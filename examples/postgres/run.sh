@@ -55,6 +55,15 @@ set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 
+# The flags' help needs no server.
+for arg in "$@"; do
+	case $arg in
+	-h | -help | --help)
+		cd "$here" && exec go run . -h
+		;;
+	esac
+done
+
 # The server binaries: PGBIN, else pg_config's, else the newest Debian one.
 find_pgbin() {
 	if [[ -n ${PGBIN:-} ]]; then
