@@ -16,12 +16,12 @@ import (
 // the work ends on its own goroutine, and the client gets ctx.Err() at
 // once.
 type psServer struct {
-	cores   chan struct{}
-	work    time.Duration
-	quantum time.Duration
-	running sync.WaitGroup
-	inWork  atomic.Int64 // queries being worked on
-	fresh_  int          // how many times fresh was called
+	cores      chan struct{}
+	work       time.Duration
+	quantum    time.Duration
+	running    sync.WaitGroup
+	inWork     atomic.Int64 // queries being worked on
+	freshCalls int          // how many times fresh was called
 }
 
 func newPSServer(cores int, work time.Duration) *psServer {
@@ -61,7 +61,7 @@ func (s *psServer) busy(context.Context) (running, conns int, err error) {
 }
 
 func (s *psServer) fresh(ctx context.Context) error {
-	s.fresh_++
+	s.freshCalls++
 	s.running.Wait()
 	return ctx.Err()
 }

@@ -252,7 +252,7 @@ func TestStudyComparesTheClients(t *testing.T) {
 		text := out.String()
 		assert.Contains(t, text, " queries/s (the median of the plateau), reached (95%) at concurrency 2: the knee\n")
 		assert.Contains(t, text, "| 2 ← knee |")
-		assert.Equal(t, len(clientNames)+1, db.fresh_, "a fresh server for the calibration and each run")
+		assert.Equal(t, len(clientNames)+1, db.freshCalls, "a fresh server for the calibration and each run")
 
 		var report bytes.Buffer
 		printReport(&report, cfg, m, results)
