@@ -425,8 +425,11 @@ func (s *little) verify(cfg *Config, ref littleRef, probing bool, limit, x, rtt,
 	restore := s.restore
 	s.restore = 0
 	if lnL > 0 && restore > 0 {
-		if e >= 0.5 {
-			// Goodput followed the way back up: a new normal.
+		if e >= 0.5 && math.Log(x/ref.x) >= 0.5*lnL {
+			// Goodput followed the way back up: a new normal. Goodput
+			// itself must follow, not only the latency: the latency at
+			// the lower limit may still carry a queue from before, and a
+			// new normal taken from it would put the queue into r0.
 			s.learnR0(restore, k, true)
 			s.proven = true
 		}
