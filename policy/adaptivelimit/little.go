@@ -185,6 +185,14 @@ func (s *little) overloaded(cfg *Config, limit float64, f figures, rtt, k, d, du
 		// Most calls time out: cut by the share that does.
 		next = limit * math.Max(littleDeepCut, 1-d/k)
 	}
+	if !f.overload && !(s.r0ok && rtt > littleLatencyJump*s.r0) {
+		// Drops alone: the overload is as deep as they pass their usual
+		// share. A heavy tail under a tight timeout drops a steady share
+		// anyway, and a window that passes it by a little is cut by a
+		// little (by twice the excess), not by half.
+		floor = math.Max(floor, 1-2*(d/k-s.f0))
+		next = math.Max(next, limit*floor)
+	}
 	if s.r0ok {
 		next = math.Max(limit*floor, math.Min(next, s.target(k/dur, s.r0)))
 		s.phase = littleCruise
