@@ -7,6 +7,7 @@ const (
 	littleHeadroom       = 0.07 // cruise this share above the estimated knee
 	littleMaxNoiseHead   = 0.2  // plus one noise unit of an epoch's latency, at most this share
 	littleMinSamples     = 20   // samples an epoch pools before it is judged
+	littleSlowShare      = 0.5  // a dependency is slow when a call takes this share of a window
 	littleCVPrior        = 0.7  // per-call latency noise assumed until measured
 	littleCVFloor        = 0.3  // and never less than this
 	littleCVWeight       = 0.1  // weight of a noise observation after the first ten
@@ -140,7 +141,11 @@ func (s *little) update(cfg *Config, limit float64, f figures) float64 {
 			return next
 		}
 	}
-	if dead || s.windows == 1 {
+	slow := rtt >= littleSlowShare*float64(cfg.Window)
+	if dead || s.windows == 1 && !(slow && f.duration >= 2*int64(cfg.Window)) {
+		// The first window is judged only where the dependency is so
+		// slow that it had to be stretched to gather its samples: it then
+		// spans a few latencies, and waiting for another costs seconds.
 		return limit
 	}
 	s.ek += k
@@ -148,10 +153,13 @@ func (s *little) update(cfg *Config, limit float64, f figures) float64 {
 	s.esum += rtt * k
 	s.edur += dur
 	s.emax = math.Max(s.emax, float64(f.maxIF))
-	if s.ek < littleMinSamples && (s.phase == littleCruise || s.phase == littleStart) {
-		// Cruise and the first judgement pool enough samples to trust;
-		// slow start and the descent judge each window, since they move
-		// the limit by twice or more.
+	if s.ek < littleMinSamples && s.phase == littleCruise ||
+		s.phase == littleStart && s.ek < littleMinSamples && !(slow && s.ek >= littleMinSamples/2) {
+		// Cruise and the first judgement pool enough samples to trust
+		// (the first, half as many from a slow dependency, whose windows
+		// are seconds long at a low limit: it only sets the reference the
+		// first doubling is verified against); slow start and the descent
+		// judge each window, since they move the limit by twice or more.
 		return limit
 	}
 	return s.decide(cfg, limit, f.now)
@@ -481,7 +489,12 @@ func (s *little) verify(cfg *Config, ref littleRef, probing bool, limit, x, rtt,
 		return s.change(cfg, limit, knee, now, rtt), true
 	}
 	fits := s.r0ok && rLo <= s.r0*(1+s.headroom()+tol)
-	if e <= littleAboveKnee || !fits && e < littleRestoreShare && s.phase == littleCruise {
+	// The share of the cut that goodput alone followed: where the latency
+	// at the lower limit still carries the queue of before (a slow
+	// dependency's dead time), e says the cut was followed when goodput
+	// did not move.
+	eX := math.Log(x/ref.x) / lnL
+	if e <= littleAboveKnee || !fits && math.Min(e, eX) < littleRestoreShare && s.phase == littleCruise {
 		// The cut held goodput: there was a queue, and the no-load latency
 		// is at most the latency now. Only a latency below the one known
 		// by more than the noise says so: folding in every epoch that
