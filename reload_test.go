@@ -247,7 +247,7 @@ func TestReloadFileChangesEveryKindUnderLoad(t *testing.T) {
 var liveValues = map[string]map[string]string{
 	"rateLimit": {"enabled": "false", "limit": "20", "period": "2s", "burst": "7", "maxWait": "1s",
 		"storeTimeout": "100ms", "fallback": "open", "fallbackShare": "0.5", "probeInterval": "2s", "lease": "5", "leaseFor": "2s"},
-	"bulkhead":  {"enabled": "false", "maxConcurrent": "5", "maxWait": "1s"},
+	"bulkhead": {"enabled": "false", "maxConcurrent": "5", "maxWait": "1s"},
 	"adaptiveLimit": {"enabled": "false", "algorithm": "vegas", "initialLimit": "30", "minLimit": "5", "maxLimit": "150",
 		"window": "2s", "minWindowSamples": "3", "smoothing": "0.5", "rttTolerance": "2", "longWindow": "100",
 		"queueSize": "8", "backoffRatio": "0.8", "probeMultiplier": "20", "maxWait": "1s", "lowPriorityShare": "0.5",

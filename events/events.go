@@ -204,6 +204,7 @@ func (e ConfigChanged) Keys() []string {
 	}
 	return keys
 }
+
 // StoreStateChanged reports that a policy whose state lives in a shared
 // store (a rate limiter on Redis) lost its store and fell back to deciding
 // calls without it, or found it again. It is published once per change,

@@ -58,16 +58,19 @@
 // buy only queueing: below it goodput follows the limit and latency stays at
 // the no-load latency r0; above it latency follows the limit. By Little's
 // law a dependency serving x calls a second without a queue holds x*r0 of
-// them, and Little keeps the limit at that target plus 7%. It judges
+// them, and Little keeps the limit at that target plus 7% (plus one noise
+// unit where epochs hold few samples, so that it errs above the knee, where
+// an error costs a call of queue, not idle capacity). It judges
 // epochs of at least 20 samples with thresholds scaled to their measured
 // noise, waits out the dead time after each change, and verifies every large
 // change by how goodput answered it: slow start doubles the limit while
 // goodput doubles too; a knee passed at the start is found by stepping down;
 // a cut that goodput follows while latency stays high is tested by going back
 // up, which tells a dependency that got slower (a new normal) from a capacity
-// that fell; an r0 it could only infer is proven by one probe below the knee.
-// Drops well above their usual share, a latency three times r0 or a passed
-// LatencyCeiling cut at once. docs/adaptive-limit.md has the whole design and
+// that fell, and only goodput itself, not latency, proves a new normal; an r0
+// it could only infer is proven by one probe below the knee. Drops well above
+// their usual share (cut as deep as they pass it), a latency three times r0
+// or a passed LatencyCeiling cut at once. docs/adaptive-limit.md has the whole design and
 // docs/adaptation.md the scenario matrix it was checked on.
 //
 // Little's tuning is fixed; Smoothing, RTTTolerance, LongWindow, QueueSize,

@@ -5,7 +5,9 @@ import "math"
 // Little's fixed tuning. The package documentation explains each one.
 const (
 	littleHeadroom       = 0.07 // cruise this share above the estimated knee
+	littleMaxNoiseHead   = 0.2  // plus one noise unit of an epoch's latency, at most this share
 	littleMinSamples     = 20   // samples an epoch pools before it is judged
+	littleSlowShare      = 0.5  // a dependency is slow when a call takes this share of a window
 	littleCVPrior        = 0.7  // per-call latency noise assumed until measured
 	littleCVFloor        = 0.3  // and never less than this
 	littleCVWeight       = 0.1  // weight of a noise observation after the first ten
@@ -69,6 +71,7 @@ type little struct {
 	r0ok   bool    // r0 is known
 	proven bool    // r0 was measured at a limit shown to be below the knee
 	f0     float64 // usual drop share when there is no queue
+	head   float64 // the headroom: littleHeadroom plus one noise unit of an epoch
 
 	// Noise: cv is the estimated coefficient of variation of one call's
 	// latency, learned from epochs at the same limit.
@@ -138,7 +141,11 @@ func (s *little) update(cfg *Config, limit float64, f figures) float64 {
 			return next
 		}
 	}
-	if dead || s.windows == 1 {
+	slow := rtt >= littleSlowShare*float64(cfg.Window)
+	if dead || s.windows == 1 && !(slow && f.duration >= 2*int64(cfg.Window)) {
+		// The first window is judged only where the dependency is so
+		// slow that it had to be stretched to gather its samples: it then
+		// spans a few latencies, and waiting for another costs seconds.
 		return limit
 	}
 	s.ek += k
@@ -146,10 +153,13 @@ func (s *little) update(cfg *Config, limit float64, f figures) float64 {
 	s.esum += rtt * k
 	s.edur += dur
 	s.emax = math.Max(s.emax, float64(f.maxIF))
-	if s.ek < littleMinSamples && (s.phase == littleCruise || s.phase == littleStart) {
-		// Cruise and the first judgement pool enough samples to trust;
-		// slow start and the descent judge each window, since they move
-		// the limit by twice or more.
+	if s.ek < littleMinSamples && s.phase == littleCruise ||
+		s.phase == littleStart && s.ek < littleMinSamples && !(slow && s.ek >= littleMinSamples/2) {
+		// Cruise and the first judgement pool enough samples to trust
+		// (the first, half as many from a slow dependency, whose windows
+		// are seconds long at a low limit: it only sets the reference the
+		// first doubling is verified against); slow start and the descent
+		// judge each window, since they move the limit by twice or more.
 		return limit
 	}
 	return s.decide(cfg, limit, f.now)
@@ -183,8 +193,16 @@ func (s *little) overloaded(cfg *Config, limit float64, f figures, rtt, k, d, du
 		// Most calls time out: cut by the share that does.
 		next = limit * math.Max(littleDeepCut, 1-d/k)
 	}
+	if !f.overload && !(s.r0ok && rtt > littleLatencyJump*s.r0) {
+		// Drops alone: the overload is as deep as they pass their usual
+		// share. A heavy tail under a tight timeout drops a steady share
+		// anyway, and a window that passes it by a little is cut by a
+		// little (by twice the excess), not by half.
+		floor = math.Max(floor, 1-2*(d/k-s.f0))
+		next = math.Max(next, limit*floor)
+	}
 	if s.r0ok {
-		next = math.Max(limit*floor, math.Min(next, littleTarget(k/dur, s.r0)))
+		next = math.Max(limit*floor, math.Min(next, s.target(k/dur, s.r0)))
 		s.phase = littleCruise
 	} else {
 		s.phase = littleDescend
@@ -208,6 +226,7 @@ func (s *little) decide(cfg *Config, limit float64, now int64) float64 {
 	// The smallest change the next epoch can verify: goodput and latency
 	// must move by several noise units.
 	s.verifyStep = math.Min(littleMaxVerify, math.Max(littleMinVerify, littleVerifyNoise*sigma))
+	s.head = littleHeadroom + math.Min(math.Min(sigma, littleCVPrior/math.Sqrt(k)), littleMaxNoiseHead)
 	s.ek, s.ed, s.esum, s.edur, s.emax = 0, 0, 0, 0, 0
 	// A reference is good for the first epoch after its change only: a
 	// later one would mix in whatever else changed since.
@@ -254,7 +273,7 @@ func (s *little) decide(cfg *Config, limit float64, now int64) float64 {
 
 	switch s.phase {
 	case littleStart, littleSlow:
-		if s.phase == littleSlow && rtt > s.r0*(1+littleHeadroom+tol) {
+		if s.phase == littleSlow && rtt > s.r0*(1+s.headroom()+tol) {
 			// A queue: the knee is below.
 			s.phase = littleCruise
 			return s.cut(cfg, limit, x, all, rtt, now)
@@ -309,7 +328,8 @@ func (s *little) decide(cfg *Config, limit float64, now int64) float64 {
 		q = rtt/s.r0 - 1
 	}
 	s.fast = q < -tol
-	if q <= littleHeadroom {
+	h := s.headroom()
+	if q <= h {
 		s.f0 += 0.2 * (d/k - s.f0)
 	}
 	s.since++
@@ -319,14 +339,14 @@ func (s *little) decide(cfg *Config, limit float64, now int64) float64 {
 		s.since, s.probing, s.step = 0, true, 0
 		return s.move(cfg, limit, limit*littleProofCut, x, rtt, now)
 	}
-	target := littleTarget(all, s.r0)
-	if q <= littleHeadroom+tol {
+	target := s.target(all, s.r0)
+	if q <= h+tol {
 		s.suspect = false
 	}
 	switch {
-	case q > littleHeadroom+tol:
+	case q > h+tol:
 		s.step = 0
-		if q <= littleHeadroom+2*tol && !s.suspect {
+		if q <= h+2*tol && !s.suspect {
 			// A queue the noise could still explain: cut if the next
 			// epoch says so too.
 			s.suspect = true
@@ -336,7 +356,7 @@ func (s *little) decide(cfg *Config, limit float64, now int64) float64 {
 		s.hold = 0
 		s.suspect = false
 		return s.cut(cfg, limit, x, all, rtt, now)
-	case target > limit && (q < littleHeadroom/2 || s.step > 0 && rtt <= s.streakRTT*(1+math.Max(littleHeadroom/2, tol))):
+	case target > limit && (q < h/2 || s.step > 0 && rtt <= s.streakRTT*(1+math.Max(h/2, tol))):
 		// No queue to speak of: below the knee, or at it. Grow to the
 		// target, faster while the latency stays where the streak of
 		// growth began.
@@ -367,7 +387,7 @@ func (s *little) decide(cfg *Config, limit float64, now int64) float64 {
 // cut lowers the limit to the target of Little's law, by at least
 // s.verifyStep so that the next epoch can verify it, and at most half.
 func (s *little) cut(cfg *Config, limit, x, all, rtt float64, now int64) float64 {
-	target := littleTarget(all, s.r0)
+	target := s.target(all, s.r0)
 	if math.Floor(target) >= math.Floor(limit) {
 		// The queue is within the integer part: nothing to cut.
 		return s.change(cfg, limit, target, now, rtt)
@@ -417,12 +437,15 @@ func (s *little) verify(cfg *Config, ref littleRef, probing bool, limit, x, rtt,
 	if lnL > 0 {
 		rLo, xHi = ref.rtt, x
 	}
-	knee := math.Min(hi, math.Max(lo, littleTarget(xHi, rLo)))
+	knee := math.Min(hi, math.Max(lo, s.target(xHi, rLo)))
 	restore := s.restore
 	s.restore = 0
 	if lnL > 0 && restore > 0 {
-		if e >= 0.5 {
-			// Goodput followed the way back up: a new normal.
+		if e >= 0.5 && math.Log(x/ref.x) >= 0.5*lnL {
+			// Goodput followed the way back up: a new normal. Goodput
+			// itself must follow, not only the latency: the latency at
+			// the lower limit may still carry a queue from before, and a
+			// new normal taken from it would put the queue into r0.
 			s.learnR0(restore, k, true)
 			s.proven = true
 		}
@@ -460,17 +483,33 @@ func (s *little) verify(cfg *Config, ref littleRef, probing bool, limit, x, rtt,
 			// Growth went past the knee: back to what Little's law says
 			// the dependency serves, at most the lower limit.
 			s.upEvery = min(2*s.upEvery, littleUpMax)
-			knee = math.Min(lo, math.Max(lo*littleMaxCut, littleTarget(x, s.r0)))
+			knee = math.Min(lo, math.Max(lo*littleMaxCut, s.target(x, s.r0)))
 		}
 		s.phase = littleCruise
 		return s.change(cfg, limit, knee, now, rtt), true
 	}
-	fits := s.r0ok && rLo <= s.r0*(1+littleHeadroom+tol)
-	if e <= littleAboveKnee || !fits && e < littleRestoreShare && s.phase == littleCruise {
+	fits := s.r0ok && rLo <= s.r0*(1+s.headroom()+tol)
+	// The share of the cut that goodput alone followed: where the latency
+	// at the lower limit still carries the queue of before (a slow
+	// dependency's dead time), e says the cut was followed when goodput
+	// did not move.
+	eX := math.Log(x/ref.x) / lnL
+	if e <= littleAboveKnee || !fits && math.Min(e, eX) < littleRestoreShare && s.phase == littleCruise {
 		// The cut held goodput: there was a queue, and the no-load latency
-		// is at most the latency now.
-		if s.r0ok && rtt < s.r0 {
+		// is at most the latency now. Only a latency below the one known
+		// by more than the noise says so: folding in every epoch that
+		// happens to be faster would ratchet it down on noise alone.
+		faster := s.r0ok && rtt < s.r0*(1-math.Min(tol, 0.5))
+		if faster && s.phase == littleCruise && !probing {
 			s.learnR0(rtt, k, false)
+		}
+		if probing && fits && !faster {
+			// A probe that found the latency at the lower limit where the
+			// no-load latency says it is: the queue was above and the
+			// no-load latency is right. The knee lies between.
+			s.proven = true
+			s.step = 0
+			return s.change(cfg, limit, knee, now, rtt), true
 		}
 		if probing || s.phase == littleDescend {
 			// A probe that found a queue: the no-load latency was
@@ -511,6 +550,22 @@ func (s *little) verify(cfg *Config, ref littleRef, probing bool, limit, x, rtt,
 // integer (callers see the integer part): a knee of 1.8 is 2, not 1.
 func littleTarget(x, r0 float64) float64 {
 	return x*r0*(1+littleHeadroom) + 0.5
+}
+
+// target is littleTarget with the headroom of the epochs' noise: a knee
+// estimated from few samples errs by a noise unit or so, and below the
+// knee the error costs goodput while above it it costs a call or two of
+// queue, so the estimate is made to err above.
+func (s *little) target(x, r0 float64) float64 {
+	return x*r0*(1+s.headroom()) + 0.5
+}
+
+// headroom returns the share above the knee that cruise aims at.
+func (s *little) headroom() float64 {
+	if s.head < littleHeadroom {
+		return littleHeadroom
+	}
+	return s.head
 }
 
 // descent returns the share a step down cuts the limit to, after an epoch
