@@ -39,10 +39,3 @@ func TestPCSkipsTheModulesFrames(t *testing.T) {
 	_, _, fn = Frame(0)
 	assert.Empty(t, fn)
 }
-
-func TestPCAllocatesNothing(t *testing.T) {
-	if raceEnabled {
-		t.Skip("the race detector allocates")
-	}
-	assert.Zero(t, testing.AllocsPerRun(100, func() { _ = PC() }))
-}

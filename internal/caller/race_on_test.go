@@ -1,5 +1,0 @@
-//go:build race
-
-package caller
-
-const raceEnabled = true
