@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"strconv"
-	"sync"
 	"time"
 
 	"google.golang.org/grpc"
@@ -13,6 +12,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/resilience4cata/r4c"
+	"github.com/resilience4cata/r4c/internal/gate"
 	"github.com/resilience4cata/r4c/pipeline"
 	"github.com/resilience4cata/r4c/policy"
 	"github.com/resilience4cata/r4c/policy/adaptivelimit"
@@ -152,18 +152,8 @@ type serverCall struct {
 	resp any
 	err  error // the handler's error, as the caller gets it
 
-	mu    sync.Mutex
-	state int           // handlerIdle … handlerAbandoned
-	wake  chan struct{} // closed when a running handler returns, if someone waits
+	gate gate.Gate // the handler runs once, or never once the call is settled
 }
-
-// The states of a serverCall's handler.
-const (
-	handlerIdle      = iota // not called yet
-	handlerRunning          // running
-	handlerDone             // it returned
-	handlerAbandoned        // the pipeline returned first: never call it
-)
 
 // errHandlerGone is what serveCall returns when it is called after the
 // call was answered, or a second time.
@@ -172,41 +162,13 @@ var errHandlerGone = errors.New("r4c: grpc: the call was answered already")
 // settle waits for a running handler to return (a detached timeout
 // returns before it does) and stops one that has not started from ever
 // starting. It reports whether the handler ran.
-func (c *serverCall) settle() bool {
-	c.mu.Lock()
-	switch c.state {
-	case handlerIdle:
-		c.state = handlerAbandoned
-		c.mu.Unlock()
-		return false
-	case handlerRunning:
-		c.wake = make(chan struct{})
-		c.mu.Unlock()
-		<-c.wake
-		return true
-	}
-	c.mu.Unlock()
-	return true
-}
-
-func (c *serverCall) exit() {
-	c.mu.Lock()
-	c.state = handlerDone
-	if c.wake != nil {
-		close(c.wake)
-	}
-	c.mu.Unlock()
-}
+func (c *serverCall) settle() bool { return c.gate.Settle() }
 
 func serveCall(ctx context.Context, c *serverCall) (any, error) {
-	c.mu.Lock()
-	if c.state != handlerIdle {
-		c.mu.Unlock()
+	if !c.gate.Enter() {
 		return nil, errHandlerGone
 	}
-	c.state = handlerRunning
-	c.mu.Unlock()
-	defer c.exit()
+	defer c.gate.Exit()
 	if c.handler != nil {
 		c.resp, c.err = c.handler(ctx, c.req)
 	} else {

@@ -6,10 +6,10 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/resilience4cata/r4c"
+	"github.com/resilience4cata/r4c/internal/gate"
 	"github.com/resilience4cata/r4c/pipeline"
 	"github.com/resilience4cata/r4c/policy"
 	"github.com/resilience4cata/r4c/policy/adaptivelimit"
@@ -282,14 +282,6 @@ func ParsePriority(s string) adaptivelimit.Priority {
 	return adaptivelimit.PriorityHigh
 }
 
-// The states of a serverCall's handler.
-const (
-	handlerIdle      = iota // not called yet
-	handlerRunning          // ServeHTTP of the wrapped handler is running
-	handlerDone             // it returned
-	handlerAbandoned        // the pipeline returned first: never call it
-)
-
 // serverCall is one request through a Handler, and the ResponseWriter its
 // handler writes to.
 type serverCall struct {
@@ -297,9 +289,7 @@ type serverCall struct {
 	rw  http.ResponseWriter
 	req *http.Request
 
-	mu    sync.Mutex
-	state int
-	wake  chan struct{} // closed when a running handler returns, if someone waits
+	gate gate.Gate // the handler runs once, or never once the request is settled
 
 	// Written by the handler's goroutine only; read after settle.
 	status   int
@@ -309,14 +299,10 @@ type serverCall struct {
 
 // serve is the function the pipeline runs: the wrapped handler.
 func serve(ctx context.Context, sc *serverCall) (int, error) {
-	sc.mu.Lock()
-	if sc.state != handlerIdle {
-		sc.mu.Unlock()
+	if !sc.gate.Enter() {
 		return 0, errHandlerGone
 	}
-	sc.state = handlerRunning
-	sc.mu.Unlock()
-	defer sc.exit()
+	defer sc.gate.Exit()
 
 	r := sc.req
 	if ctx != r.Context() {
@@ -344,33 +330,9 @@ func serve(ctx context.Context, sc *serverCall) (int, error) {
 // request was answered, or a second time.
 var errHandlerGone = errors.New("r4c: http: the request was answered already")
 
-func (sc *serverCall) exit() {
-	sc.mu.Lock()
-	sc.state = handlerDone
-	if sc.wake != nil {
-		close(sc.wake)
-	}
-	sc.mu.Unlock()
-}
-
 // settle waits for a running handler to return and stops one that has not
 // started from ever starting. It reports whether the handler ran.
-func (sc *serverCall) settle() bool {
-	sc.mu.Lock()
-	switch sc.state {
-	case handlerIdle:
-		sc.state = handlerAbandoned
-		sc.mu.Unlock()
-		return false
-	case handlerRunning:
-		sc.wake = make(chan struct{})
-		sc.mu.Unlock()
-		<-sc.wake
-		return true
-	}
-	sc.mu.Unlock()
-	return true
-}
+func (sc *serverCall) settle() bool { return sc.gate.Settle() }
 
 // started reports whether the response has begun (or the connection was
 // hijacked): nothing else may be written.
