@@ -7,20 +7,21 @@ import (
 
 	"github.com/resilience4cata/r4c/events"
 	"github.com/resilience4cata/r4c/internal/caller"
+	"github.com/resilience4cata/r4c/internal/logevent"
 	"github.com/resilience4cata/r4c/policy"
 )
 
 // Messages of the records Listener writes.
 const (
-	MsgLimitChanged        = "r4c: limit changed"
-	MsgCallRejected        = "r4c: call rejected"
-	MsgBreakerStateChanged = "r4c: breaker state changed"
-	MsgRetryAttempt        = "r4c: retry attempt"
-	MsgTimeout             = "r4c: timeout"
-	MsgHedgeStarted        = "r4c: hedge started"
-	MsgFallbackUsed        = "r4c: fallback used"
-	MsgStoreStateChanged   = "r4c: store state changed"
-	MsgEvent               = "r4c: event"
+	MsgLimitChanged        = logevent.MsgLimitChanged
+	MsgCallRejected        = logevent.MsgCallRejected
+	MsgBreakerStateChanged = logevent.MsgBreakerStateChanged
+	MsgRetryAttempt        = logevent.MsgRetryAttempt
+	MsgTimeout             = logevent.MsgTimeout
+	MsgHedgeStarted        = logevent.MsgHedgeStarted
+	MsgFallbackUsed        = logevent.MsgFallbackUsed
+	MsgStoreStateChanged   = logevent.MsgStoreStateChanged
+	MsgEvent               = logevent.MsgEvent
 )
 
 // Option configures a listener made by [Listener] or [ContextListener].
@@ -110,35 +111,13 @@ func (l *listener) log(ctx context.Context, e events.Event) {
 	_ = logger.Handler().Handle(ctx, r)
 }
 
-// levelOf returns the level and message of e's record.
+// levels maps a logevent.Severity to the level of the entry.
+var levels = [...]slog.Level{slog.LevelDebug, slog.LevelInfo, slog.LevelWarn}
+
+// levelOf returns the level and message of e's entry.
 func levelOf(e events.Event) (slog.Level, string) {
-	switch e := e.(type) {
-	case events.LimitChanged:
-		return slog.LevelInfo, MsgLimitChanged
-	case events.CallRejected:
-		return slog.LevelDebug, MsgCallRejected
-	case events.BreakerStateChanged:
-		if e.To == "open" || e.To == "forced-open" {
-			return slog.LevelWarn, MsgBreakerStateChanged
-		}
-		return slog.LevelInfo, MsgBreakerStateChanged
-	case events.RetryAttempt:
-		return slog.LevelDebug, MsgRetryAttempt
-	case events.Timeout:
-		return slog.LevelInfo, MsgTimeout
-	case events.HedgeStarted:
-		return slog.LevelDebug, MsgHedgeStarted
-	case events.FallbackUsed:
-		return slog.LevelDebug, MsgFallbackUsed
-	case events.StoreStateChanged:
-		// Falling back from a shared store is worth a warning; finding it
-		// again, an info.
-		if e.Fallback {
-			return slog.LevelWarn, MsgStoreStateChanged
-		}
-		return slog.LevelInfo, MsgStoreStateChanged
-	}
-	return slog.LevelDebug, MsgEvent
+	sev, msg := logevent.Of(e)
+	return levels[sev], msg
 }
 
 // appendAttrs appends the attributes of e's record.

@@ -9,19 +9,20 @@ import (
 
 	"github.com/resilience4cata/r4c/events"
 	"github.com/resilience4cata/r4c/internal/caller"
+	"github.com/resilience4cata/r4c/internal/logevent"
 )
 
 // Messages of the entries Listener writes.
 const (
-	MsgLimitChanged        = "r4c: limit changed"
-	MsgCallRejected        = "r4c: call rejected"
-	MsgBreakerStateChanged = "r4c: breaker state changed"
-	MsgRetryAttempt        = "r4c: retry attempt"
-	MsgTimeout             = "r4c: timeout"
-	MsgHedgeStarted        = "r4c: hedge started"
-	MsgFallbackUsed        = "r4c: fallback used"
-	MsgStoreStateChanged   = "r4c: store state changed"
-	MsgEvent               = "r4c: event"
+	MsgLimitChanged        = logevent.MsgLimitChanged
+	MsgCallRejected        = logevent.MsgCallRejected
+	MsgBreakerStateChanged = logevent.MsgBreakerStateChanged
+	MsgRetryAttempt        = logevent.MsgRetryAttempt
+	MsgTimeout             = logevent.MsgTimeout
+	MsgHedgeStarted        = logevent.MsgHedgeStarted
+	MsgFallbackUsed        = logevent.MsgFallbackUsed
+	MsgStoreStateChanged   = logevent.MsgStoreStateChanged
+	MsgEvent               = logevent.MsgEvent
 )
 
 // Option configures a listener made by [Listener] or [ContextListener].
@@ -117,35 +118,13 @@ func (l *listener) log(ctx context.Context, e events.Event) {
 	ce.Write(fields...)
 }
 
+// levels maps a logevent.Severity to the level of the entry.
+var levels = [...]zapcore.Level{zapcore.DebugLevel, zapcore.InfoLevel, zapcore.WarnLevel}
+
 // levelOf returns the level and message of e's entry.
 func levelOf(e events.Event) (zapcore.Level, string) {
-	switch e := e.(type) {
-	case events.LimitChanged:
-		return zapcore.InfoLevel, MsgLimitChanged
-	case events.CallRejected:
-		return zapcore.DebugLevel, MsgCallRejected
-	case events.BreakerStateChanged:
-		if e.To == "open" || e.To == "forced-open" {
-			return zapcore.WarnLevel, MsgBreakerStateChanged
-		}
-		return zapcore.InfoLevel, MsgBreakerStateChanged
-	case events.RetryAttempt:
-		return zapcore.DebugLevel, MsgRetryAttempt
-	case events.Timeout:
-		return zapcore.InfoLevel, MsgTimeout
-	case events.HedgeStarted:
-		return zapcore.DebugLevel, MsgHedgeStarted
-	case events.FallbackUsed:
-		return zapcore.DebugLevel, MsgFallbackUsed
-	case events.StoreStateChanged:
-		// Falling back from a shared store is worth a warning; finding it
-		// again, an info.
-		if e.Fallback {
-			return zapcore.WarnLevel, MsgStoreStateChanged
-		}
-		return zapcore.InfoLevel, MsgStoreStateChanged
-	}
-	return zapcore.DebugLevel, MsgEvent
+	sev, msg := logevent.Of(e)
+	return levels[sev], msg
 }
 
 // appendFields appends the fields of e's entry.
