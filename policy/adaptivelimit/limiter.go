@@ -28,7 +28,12 @@ type Limiter struct {
 	rejections  atomic.Int64
 	ignored     atomic.Int64 // slots given back without a sample
 	rejectEvent events.Event // the CallRejected event, boxed once
-	_           [padSize - 16]byte
+	// winDrops counts the drops of the current window (roughly: it is
+	// reset without stopping them) and dropTrip is how many end it early;
+	// only drops touch them, and only with Little (earlyEnd).
+	winDrops atomic.Int64
+	dropTrip atomic.Int64
+	_        [padSize - 32]byte
 
 	// Set by New, read-only afterwards.
 	cfg      Config
@@ -40,6 +45,7 @@ type Limiter struct {
 	shift    uint8 // 64 - log2(len(stripes)), for stripeIndex
 	disabled bool
 	waitOn   bool
+	earlyEnd bool // drops may end a window early (Little)
 	handle   *Handle
 
 	mu  sync.Mutex // guards win; the window's recompute only ever TryLocks it
@@ -120,6 +126,7 @@ func New(cfg Config, env policy.Env) (*Limiter, error) {
 		shift:    shift,
 		disabled: cfg.Disabled,
 		waitOn:   cfg.MaxWait > 0,
+		earlyEnd: cfg.Algorithm == Little,
 	}
 	l.handle = &Handle{l: l}
 	// Boxed once, so that publishing a rejection allocates nothing.
@@ -128,6 +135,7 @@ func New(cfg Config, env policy.Env) (*Limiter, error) {
 	l.win.init(&cfg, now)
 	l.hot.lim.Store(l.packLimit(cfg.InitialLimit))
 	l.hot.windowEnd.Store(now + int64(cfg.Window))
+	l.dropTrip.Store(int64(dropTrip(&cfg, cfg.InitialLimit)))
 	return l, nil
 }
 
@@ -380,8 +388,10 @@ func (l *Limiter) release(ctx context.Context, p Permit, o Outcome, end int64) {
 	}
 	st := &l.stripes[l.stripeIndex()]
 	st.sum.Add(lat)
+	var trip bool
 	if o == OutcomeDrop {
 		st.drops.Add(1)
+		trip = l.earlyEnd && l.winDrops.Add(1) >= l.dropTrip.Load()
 	}
 	// The sum goes in before the count, so a window never counts a sample
 	// whose latency it has not seen.
@@ -391,7 +401,7 @@ func (l *Limiter) release(ctx context.Context, p Permit, o Outcome, end int64) {
 	if l.waitOn && l.hot.waiting.Load() != 0 {
 		l.handoff()
 	}
-	if end-l.hot.windowEnd.Load() >= 0 {
+	if end-l.hot.windowEnd.Load() >= 0 || trip {
 		l.endWindow(ctx, end)
 	}
 }

@@ -182,7 +182,13 @@ func (s *little) overloaded(cfg *Config, limit float64, f figures, rtt, k, d, du
 			s.probing, s.step, s.restore = false, 0, 0
 			return s.change(cfg, limit, ref.limit*descent(k), f.now, rtt), true
 		}
-		limit = ref.limit
+		// The epoch before the growth was no overload (it would have
+		// been cut): back to its limit, no further. Cutting below it
+		// too would take the limit under the knee for as long as cruise
+		// takes to grow back.
+		s.phase = littleCruise
+		s.ref.set, s.probing, s.step, s.restore = false, false, 0, 0
+		return s.change(cfg, limit, ref.limit, f.now, rtt), true
 	}
 	floor := littleMaxCut
 	if k >= littleDeepSamples {
@@ -206,8 +212,8 @@ func (s *little) overloaded(cfg *Config, limit float64, f figures, rtt, k, d, du
 		s.phase = littleCruise
 	} else {
 		s.phase = littleDescend
-		if s.overLimit == 0 {
-			s.overLimit = limit
+		if s.overLimit == 0 || limit < s.overLimit {
+			s.overLimit = limit // the lowest limit seen overloaded
 		}
 	}
 	s.ref.set, s.probing, s.step, s.restore = false, false, 0, 0 // an overloaded window is no reference
@@ -604,8 +610,12 @@ func (s *little) noise(rtt, k, limit float64) float64 {
 		d, dL := math.Log(rtt/s.prevRTT), math.Log(math.Max(1, math.Floor(limit))/math.Max(1, math.Floor(s.prev)))
 		obs := math.Min(math.Abs(d), math.Abs(d-dL)) / math.Sqrt(1/k+1/s.prevK) * math.Sqrt(math.Pi) / 2
 		if s.cvCount < 10 {
+			// Clipped from the first: a queue that grows while the limit
+			// does not bind moves the latency by far more than noise, and
+			// an estimate of the noise taken from it would widen every
+			// tolerance after it.
 			s.cvCount++
-			s.cv += (obs - s.cv) / float64(s.cvCount)
+			s.cv += (math.Min(obs, littleCVClip*littleCVPrior) - s.cv) / float64(s.cvCount)
 		} else {
 			s.cv += littleCVWeight * (math.Min(obs, littleCVClip*s.cv) - s.cv)
 		}

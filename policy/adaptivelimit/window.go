@@ -2,6 +2,7 @@ package adaptivelimit
 
 import (
 	"context"
+	"math"
 	"time"
 
 	"github.com/resilience4cata/r4c/events"
@@ -47,14 +48,17 @@ func (l *Limiter) endWindow(ctx context.Context, now int64) {
 	}
 	w := &l.win
 	end := l.hot.windowEnd.Load()
-	if now-end < 0 { // another call ended this window first
+	early := now-end < 0
+	if early && !l.earlyEnd { // another call ended this window first
 		l.mu.Unlock()
 		return
 	}
 	word := l.hot.word.Load()
 	samples := uint32(word>>32) - w.baseSamples
 	if int64(samples) < int64(l.cfg.MinWindowSamples) {
-		l.hot.windowEnd.Store(end + int64(l.cfg.Window))
+		if !early {
+			l.hot.windowEnd.Store(end + int64(l.cfg.Window))
+		}
 		l.mu.Unlock()
 		return
 	}
@@ -62,6 +66,12 @@ func (l *Limiter) endWindow(ctx context.Context, now int64) {
 	for i := range l.stripes {
 		sum += l.stripes[i].sum.Load()
 		drops += l.stripes[i].drops.Load()
+	}
+	if early && (drops-w.baseDrops < l.dropTrip.Load() || 3*(drops-w.baseDrops) <= 2*int64(samples)) {
+		// Ended early by drops (Little): only when they are most of the
+		// window's samples, else the window runs its course.
+		l.mu.Unlock()
+		return
 	}
 	rtt := time.Duration((sum - w.baseSum) / int64(samples))
 	dropped := drops != w.baseDrops
@@ -82,6 +92,16 @@ func (l *Limiter) endWindow(ctx context.Context, now int64) {
 	w.lastRTT, w.lastMaxIF, w.lastSamples = rtt, maxIF, int(samples)
 	w.lastDropped, w.lastOverload = dropped, overload
 	l.hot.windowEnd.Store(now + int64(l.cfg.Window))
+	if l.earlyEnd {
+		l.winDrops.Store(0)
+		trip := int64(dropTrip(&l.cfg, w.limit))
+		if w.limit < old {
+			// After a cut the calls admitted before it still time out:
+			// the next window runs its course.
+			trip = math.MaxInt64
+		}
+		l.dropTrip.Store(trip)
+	}
 	changed := w.limit != old
 	var ev events.LimitChanged
 	if changed {
@@ -107,4 +127,13 @@ func (l *Limiter) endWindow(ctx context.Context, now int64) {
 	if l.bus.Active() {
 		l.bus.PublishContext(ctx, ev)
 	}
+}
+
+// dropTrip returns how many drops end a window of Little early, at a limit:
+// a window whose drops pass this and are most of its samples is an
+// overload to answer at once, not a second later. A quarter of the limit
+// (the calls that timed out in about one latency at a quarter of the
+// calls in flight), and at least MinWindowSamples.
+func dropTrip(cfg *Config, limit int) int {
+	return max(2*cfg.MinWindowSamples, limit/2)
 }
