@@ -181,9 +181,9 @@ func Example_little() {
 	//  9 s: capacity 8, limit  9
 	// 12 s: capacity 8, limit  9
 	// 15 s: capacity 4, limit  4
-	// 18 s: capacity 4, limit  5
+	// 18 s: capacity 4, limit  4
 	// 21 s: capacity 4, limit  5
-	// 24 s: capacity 4, limit  5
+	// 24 s: capacity 4, limit  4
 }
 
 // The table of keys describes each flat key and reads its text into a

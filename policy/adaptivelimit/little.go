@@ -7,6 +7,7 @@ const (
 	littleHeadroom       = 0.07 // cruise this share above the estimated knee
 	littleMaxNoiseHead   = 0.2  // plus one noise unit of an epoch's latency, at most this share
 	littleMinSamples     = 20   // samples an epoch pools before it is judged
+	littleCruiseSamples  = 100  // ... in cruise
 	littleSlowShare      = 0.5  // a dependency is slow when a call takes this share of a window
 	littleCVPrior        = 0.7  // per-call latency noise assumed until measured
 	littleCVFloor        = 0.3  // and never less than this
@@ -107,6 +108,7 @@ type little struct {
 	restore    float64   // the latency at the lower limit while going back up tests a new normal
 	lastE      float64   // the share of the last verified change that throughput followed
 	overLimit  float64   // the limit an overload cut came from, while the no-load latency is unknown
+	preGrow    float64   // the limit before a growth that no epoch has judged yet
 }
 
 // update returns the next estimate from a window's figures, given the
@@ -153,13 +155,17 @@ func (s *little) update(cfg *Config, limit float64, f figures) float64 {
 	s.esum += rtt * k
 	s.edur += dur
 	s.emax = math.Max(s.emax, float64(f.maxIF))
-	if s.ek < littleMinSamples && s.phase == littleCruise ||
+	if s.phase == littleCruise && s.ek < littleCruiseSamples && !s.clearQueue(cfg, limit) ||
+		s.ek < littleMinSamples && s.phase == littleCruise ||
 		s.phase == littleStart && s.ek < littleMinSamples && !(slow && s.ek >= littleMinSamples/2) {
 		// Cruise and the first judgement pool enough samples to trust
 		// (the first, half as many from a slow dependency, whose windows
 		// are seconds long at a low limit: it only sets the reference the
 		// first doubling is verified against); slow start and the descent
 		// judge each window, since they move the limit by twice or more.
+		// Cruise pools littleCruiseSamples, since it moves the limit by
+		// a few percent and verifies each move, but a queue so clear
+		// that fewer samples show it is answered as soon as they do.
 		return limit
 	}
 	return s.decide(cfg, limit, f.now)
@@ -189,6 +195,12 @@ func (s *little) overloaded(cfg *Config, limit float64, f figures, rtt, k, d, du
 		s.phase = littleCruise
 		s.ref.set, s.probing, s.step, s.restore = false, false, 0, 0
 		return s.change(cfg, limit, ref.limit, f.now, rtt), true
+	}
+	if s.r0ok && s.preGrow > 0 && math.Floor(s.preGrow) < math.Floor(limit) {
+		// Likewise after a growth of cruise that no epoch has judged yet.
+		s.phase = littleCruise
+		s.ref.set, s.probing, s.step, s.restore = false, false, 0, 0
+		return s.change(cfg, limit, s.preGrow, f.now, rtt), true
 	}
 	floor := littleMaxCut
 	if k >= littleDeepSamples {
@@ -222,6 +234,7 @@ func (s *little) overloaded(cfg *Config, limit float64, f figures, rtt, k, d, du
 
 // decide judges the pooled epoch and returns the next estimate.
 func (s *little) decide(cfg *Config, limit float64, now int64) float64 {
+	s.preGrow = 0 // this epoch judges the last growth
 	k, d := s.ek, s.ed
 	rtt := s.esum / k
 	all := k / s.edur     // samples per nanosecond
@@ -379,7 +392,9 @@ func (s *little) decide(cfg *Config, limit float64, now int64) float64 {
 	// would otherwise keep the limit below the knee for ever.
 	s.step = 0
 	s.hold++
-	if s.hold >= s.upEvery {
+	if s.hold >= s.upEvery && q <= h {
+		// (Only from the lower half of the band: above the headroom the
+		// latency already shows the queue a step up would add to.)
 		s.hold = 0
 		return s.move(cfg, limit, math.Max(limit*math.Exp(s.verifyStep), limit+1), x, rtt, now)
 	}
@@ -388,6 +403,20 @@ func (s *little) decide(cfg *Config, limit float64, now int64) float64 {
 		return s.change(cfg, limit, target, now, rtt)
 	}
 	return limit
+}
+
+// clearQueue reports whether the epoch pooled so far, though short of
+// littleCruiseSamples, shows a queue by twice the margin cruise cuts at.
+func (s *little) clearQueue(cfg *Config, limit float64) bool {
+	if !s.r0ok || s.ek <= 0 || s.emax < math.Floor(limit) {
+		return false
+	}
+	cv := math.Max(s.cv, littleCVFloor)
+	if s.cvCount < 10 {
+		cv = math.Max(cv, littleCVPrior)
+	}
+	tol := math.Max(littleMinTol, littleTolerance*cv/math.Sqrt(s.ek))
+	return s.esum/s.ek > s.r0*(1+s.headroom()+2*tol)
 }
 
 // cut lowers the limit to the target of Little's law, by at least
@@ -416,6 +445,12 @@ func (s *little) move(cfg *Config, limit, next, x, rtt float64, now int64) float
 func (s *little) change(cfg *Config, limit, next float64, now int64, rtt float64) float64 {
 	next = clampFloat(next, cfg)
 	s.ek, s.ed, s.esum, s.edur, s.emax = 0, 0, 0, 0, 0
+	switch {
+	case math.Floor(next) > math.Floor(limit):
+		s.preGrow = limit
+	case next < limit:
+		s.preGrow = 0
+	}
 	if a, b := math.Floor(next), math.Floor(limit); a != b && math.Abs(math.Log(a/b)) >= littleDeadChange {
 		s.chgAt, s.chgLag, s.chgN, s.chgDown = now, rtt, b, a < b
 	}
