@@ -8,6 +8,8 @@ const (
 	littleMaxNoiseHead   = 0.2  // plus one noise unit of an epoch's latency, at most this share
 	littleMinSamples     = 20   // samples an epoch pools before it is judged
 	littleSlowShare      = 0.5  // a dependency is slow when a call takes this share of a window
+	littleSlowGrowth     = 4.0  // slow start grows a slow dependency by at most this much per probe
+	littleSteady         = 0.65 // a window whose completions times latency pass this share of the limit is steady
 	littleCVPrior        = 0.7  // per-call latency noise assumed until measured
 	littleCVFloor        = 0.3  // and never less than this
 	littleCVWeight       = 0.1  // weight of a noise observation after the first ten
@@ -16,6 +18,7 @@ const (
 	littleMinTol         = 0.05 // ... and by at least this share
 	littleDeadShare      = 0.2  // a window whose samples from before a change pass this share is not judged
 	littleDeadLags       = 1.0  // ... unless it began this many latencies after the change
+	littleRampLags       = 2.0  // ... or, after a growth, ends this many latencies after it
 	littleUpFirst        = 4    // epochs held in the band before a verified step up
 	littleUpMax          = 8    // ... at most, after steps up that found the knee
 	littleDeadChange     = 0.1  // changes of the limit smaller than this (log) open no dead time
@@ -130,7 +133,10 @@ func (s *little) update(cfg *Config, limit float64, f figures) float64 {
 	if s.chgDown {
 		lags = littleDeadLags // after a cut they carry the queue of before
 	}
-	dead := s.windows > 1 && float64(start-s.chgAt) < lags*s.chgLag && s.chgN > littleDeadShare*k ||
+	dead := s.windows > 1 && float64(start-s.chgAt) < lags*s.chgLag && s.chgN > littleDeadShare*k &&
+		// After a growth the new slots fill within a latency: a window
+		// that lasts a few latencies past the change is mostly steady.
+		(s.chgDown || float64(f.now-s.chgAt) < littleRampLags*s.chgLag) ||
 		// It began with more calls in flight than the limit allows now (a
 		// cut): it measured the limit before.
 		float64(f.maxIF) > math.Floor(limit)*littleDeadExcess+1
@@ -293,6 +299,16 @@ func (s *little) decide(cfg *Config, limit float64, now int64) float64 {
 		factor := 2.0
 		if s.r0ok && s.phase == littleSlow && rtt > 0.5*s.edurPrev && s.lastE >= littleFastShare {
 			factor = 4
+		}
+		if s.phase == littleStart && !ref.set && rtt >= littleSlowShare*float64(cfg.Window) && s.edurPrev >= 2*float64(cfg.Window) && d == 0 && all*rtt >= littleSteady*math.Floor(limit) {
+			// The first judgement of a slow dependency, on a window
+			// stretched over several latencies whose calls in flight are
+			// what its completions and latency account for (Little's law):
+			// steady, with no queue growing, as a window that began with
+			// an empty dependency is only below its knee. Slow start would
+			// have doubled once a latency in it: grow by as much, up to
+			// four times.
+			factor = math.Max(factor, math.Min(littleSlowGrowth, math.Exp2(s.edurPrev/rtt-1)))
 		}
 		return s.move(cfg, limit, factor*limit, x, rtt, now)
 	case littleDescend:
