@@ -10,6 +10,7 @@ const (
 	littleSlowShare      = 0.5  // a dependency is slow when a call takes this share of a window
 	littleSlowGrowth     = 4.0  // slow start grows a slow dependency by at most this much per probe
 	littleSteady         = 0.65 // a window whose completions times latency pass this share of the limit is steady
+	littleUnsteady       = 0.6  // ... and one under this share, before the first judgement, is not judged
 	littleCVPrior        = 0.7  // per-call latency noise assumed until measured
 	littleCVFloor        = 0.3  // and never less than this
 	littleCVWeight       = 0.1  // weight of a noise observation after the first ten
@@ -148,6 +149,18 @@ func (s *little) update(cfg *Config, limit float64, f figures) float64 {
 		}
 	}
 	slow := rtt >= littleSlowShare*float64(cfg.Window)
+	if s.windows > 1 && s.phase == littleStart && !s.ref.set && float64(f.maxIF) >= math.Floor(limit) &&
+		k/dur*rtt < littleUnsteady*math.Floor(limit) {
+		// By Little's law the calls in flight are the completions a
+		// second times their latency. Before the first judgement, a
+		// window whose completions and latency account for much fewer
+		// calls than the limit held in flight is not steady yet: only
+		// the short calls admitted at the start have completed, the long
+		// ones are still in flight, and its latency is biased low. A
+		// reference taken from it would make every later latency look
+		// like a queue. Another window tells.
+		dead = true
+	}
 	if dead || s.windows == 1 && !(slow && f.duration >= 2*int64(cfg.Window)) {
 		// The first window is judged only where the dependency is so
 		// slow that it had to be stretched to gather its samples: it then
