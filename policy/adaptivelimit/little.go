@@ -23,6 +23,8 @@ const (
 	littleUpFirst        = 4    // epochs held in the band before a verified step up
 	littleUpMax          = 8    // ... at most, after steps up that found the knee
 	littleDeadChange     = 0.1  // changes of the limit smaller than this (log) open no dead time
+	littleClimb          = 2    // in slow start, calls in flight that rose by this many since the last epoch still climb
+	littleClimbShare     = 0.1  // ... and by this share
 	littleDeadExcess     = 1.25 // a window whose most calls in flight pass the limit by this much is not judged
 	littleDropShare      = 0.3  // a window with more drops than this share is overload
 	littleDropExcess     = 0.15 // ... and so is one this far above the usual drop share
@@ -62,6 +64,7 @@ type littleRef struct {
 	limit, x, rtt float64
 	step          float64 // the smallest change it can verify
 	set           bool
+	steady        bool // its latency is that of the calls in flight (Little's law)
 }
 
 // little is the state of the Little algorithm. It lives in algorithm and is
@@ -108,6 +111,7 @@ type little struct {
 	suspect    bool      // the last epoch showed a queue the noise could explain
 	fast       bool      // the last epoch was faster than the no-load latency
 	upEvery    int       // epochs held before a verified step up
+	steady     bool      // the last epoch judged was steady: its completions times latency were its calls in flight
 	restore    float64   // the latency at the lower limit while going back up tests a new normal
 	lastE      float64   // the share of the last verified change that throughput followed
 	overLimit  float64   // the limit an overload cut came from, while the no-load latency is unknown
@@ -239,8 +243,23 @@ func (s *little) decide(cfg *Config, limit float64, now int64) float64 {
 	rtt := s.esum / k
 	all := k / s.edur     // samples per nanosecond
 	x := (k - d) / s.edur // goodput
-	full := s.emax >= math.Floor(limit)
+	// The limit binds, or the calls in flight still climb towards it
+	// after a growth: then the latency is not the no-load one of a
+	// dependency that keeps up, but that of the calls the growth let in,
+	// queue included.
+	full := s.emax >= math.Floor(limit) ||
+		s.emax > s.emaxPrev+math.Max(littleClimb, littleClimbShare*s.emaxPrev) && s.phase == littleSlow
 	s.emaxPrev, s.edurPrev = s.emax, s.edur
+	// By Little's law a steady epoch at a binding limit completes limit
+	// calls per latency. Far fewer: soon after a growth only the short
+	// calls of the new slots have completed and its latency is biased
+	// low; more: the calls of before a cut still complete, with the queue
+	// of before. Neither is a no-load latency to learn.
+	if n, fl := all*rtt, math.Floor(limit); full {
+		s.steady = n >= littleUnsteady*fl && n <= littleDeadExcess*fl+1
+	} else {
+		s.steady = true
+	}
 	sigma := s.noise(rtt, k, limit)
 	// The smallest change the next epoch can verify: goodput and latency
 	// must move by several noise units.
@@ -431,7 +450,7 @@ func (s *little) cut(cfg *Config, limit, x, all, rtt float64, now int64) float64
 // move changes the limit from limit to next and keeps the epoch before the
 // change as the reference for verifying it.
 func (s *little) move(cfg *Config, limit, next, x, rtt float64, now int64) float64 {
-	s.ref = littleRef{limit: limit, x: x, rtt: rtt, step: s.verifyStep, set: true}
+	s.ref = littleRef{limit: limit, x: x, rtt: rtt, step: s.verifyStep, set: true, steady: s.steady}
 	return s.change(cfg, limit, next, now, rtt)
 }
 
@@ -486,8 +505,10 @@ func (s *little) verify(cfg *Config, ref littleRef, probing bool, limit, x, rtt,
 			// Growth answered: both below the knee (in slow start, a
 			// growth that the noise cannot tell from answered goes on: one
 			// more doubling costs less than stopping short).
-			s.learnR0(rLo, k, !s.r0ok)
-			if s.phase == littleCruise {
+			if ref.steady || !s.r0ok {
+				s.learnR0(rLo, k, !s.r0ok)
+			}
+			if s.phase == littleCruise && s.steady {
 				s.learnR0(rtt, k, false) // the upper limit is below the knee too
 				// Below the knee: go on growing, faster while latency holds.
 				s.step, s.streakRTT, s.hold = littleStepFirst, rtt, 0
@@ -554,16 +575,16 @@ func (s *little) verify(cfg *Config, ref littleRef, probing bool, limit, x, rtt,
 		// tells: goodput follows a new normal up again, not a capacity
 		// that fell.
 		s.restore = rLo
-		s.ref = littleRef{limit: limit, x: x, rtt: rtt, step: ref.step, set: true}
+		s.ref = littleRef{limit: limit, x: x, rtt: rtt, step: ref.step, set: true, steady: s.steady}
 		return s.change(cfg, limit, hi, now, rtt), true
 	}
 	// A cut went below the knee, or the knee lies between: the latency at
 	// the lower limit is the no-load latency. In cruise it may only lower
 	// the one known unless the cut clearly went below the knee: a latency
 	// in the band would otherwise creep it up.
-	if !s.r0ok || s.phase != littleCruise {
+	if !s.r0ok || s.phase != littleCruise && s.steady {
 		s.learnR0(rLo, k, true)
-	} else if e >= littleBelowKnee || rLo <= s.r0*(1+tol) {
+	} else if s.steady && (e >= littleBelowKnee || rLo <= s.r0*(1+tol)) {
 		s.learnR0(rLo, k, false)
 	}
 	if e >= littleBelowKnee || e >= 0.5 && (s.proven || probing) {
