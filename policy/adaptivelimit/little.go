@@ -7,8 +7,12 @@ const (
 	littleHeadroom       = 0.07 // cruise this share above the estimated knee
 	littleMaxNoiseHead   = 0.2  // plus one noise unit of an epoch's latency, at most this share
 	littleMinSamples     = 20   // samples an epoch pools before it is judged
+	littleBound          = 0.9  // an epoch fills its limit when Little's law puts this share of it in flight
 	littleCruiseSamples  = 100  // ... in cruise
 	littleSlowShare      = 0.5  // a dependency is slow when a call takes this share of a window
+	littleSlowGrowth     = 4.0  // slow start grows a slow dependency by at most this much per probe
+	littleSteady         = 0.65 // a window whose completions times latency pass this share of the limit is steady
+	littleUnsteady       = 0.6  // ... and one under this share, before the first judgement, is not judged
 	littleCVPrior        = 0.7  // per-call latency noise assumed until measured
 	littleCVFloor        = 0.3  // and never less than this
 	littleCVWeight       = 0.1  // weight of a noise observation after the first ten
@@ -17,9 +21,12 @@ const (
 	littleMinTol         = 0.05 // ... and by at least this share
 	littleDeadShare      = 0.2  // a window whose samples from before a change pass this share is not judged
 	littleDeadLags       = 1.0  // ... unless it began this many latencies after the change
+	littleRampLags       = 2.0  // ... or, after a growth, ends this many latencies after it
 	littleUpFirst        = 4    // epochs held in the band before a verified step up
 	littleUpMax          = 8    // ... at most, after steps up that found the knee
 	littleDeadChange     = 0.1  // changes of the limit smaller than this (log) open no dead time
+	littleClimb          = 2    // in slow start, calls in flight that rose by this many since the last epoch still climb
+	littleClimbShare     = 0.1  // ... and by this share
 	littleDeadExcess     = 1.25 // a window whose most calls in flight pass the limit by this much is not judged
 	littleDropShare      = 0.3  // a window with more drops than this share is overload
 	littleDropExcess     = 0.15 // ... and so is one this far above the usual drop share
@@ -59,6 +66,7 @@ type littleRef struct {
 	limit, x, rtt float64
 	step          float64 // the smallest change it can verify
 	set           bool
+	steady        bool // its latency is that of the calls in flight (Little's law)
 }
 
 // little is the state of the Little algorithm. It lives in algorithm and is
@@ -105,10 +113,12 @@ type little struct {
 	suspect    bool      // the last epoch showed a queue the noise could explain
 	fast       bool      // the last epoch was faster than the no-load latency
 	upEvery    int       // epochs held before a verified step up
+	steady     bool      // the last epoch judged was steady: its completions times latency were its calls in flight
 	restore    float64   // the latency at the lower limit while going back up tests a new normal
 	lastE      float64   // the share of the last verified change that throughput followed
 	overLimit  float64   // the limit an overload cut came from, while the no-load latency is unknown
 	preGrow    float64   // the limit before a growth that no epoch has judged yet
+	bound      bool      // the last epoch's calls in flight filled its limit on average
 }
 
 // update returns the next estimate from a window's figures, given the
@@ -132,7 +142,10 @@ func (s *little) update(cfg *Config, limit float64, f figures) float64 {
 	if s.chgDown {
 		lags = littleDeadLags // after a cut they carry the queue of before
 	}
-	dead := s.windows > 1 && float64(start-s.chgAt) < lags*s.chgLag && s.chgN > littleDeadShare*k ||
+	dead := s.windows > 1 && float64(start-s.chgAt) < lags*s.chgLag && s.chgN > littleDeadShare*k &&
+		// After a growth the new slots fill within a latency: a window
+		// that lasts a few latencies past the change is mostly steady.
+		(s.chgDown || float64(f.now-s.chgAt) < littleRampLags*s.chgLag) ||
 		// It began with more calls in flight than the limit allows now (a
 		// cut): it measured the limit before.
 		float64(f.maxIF) > math.Floor(limit)*littleDeadExcess+1
@@ -144,6 +157,18 @@ func (s *little) update(cfg *Config, limit float64, f figures) float64 {
 		}
 	}
 	slow := rtt >= littleSlowShare*float64(cfg.Window)
+	if s.windows > 1 && s.phase == littleStart && !s.ref.set && float64(f.maxIF) >= math.Floor(limit) &&
+		k/dur*rtt < littleUnsteady*math.Floor(limit) {
+		// By Little's law the calls in flight are the completions a
+		// second times their latency. Before the first judgement, a
+		// window whose completions and latency account for much fewer
+		// calls than the limit held in flight is not steady yet: only
+		// the short calls admitted at the start have completed, the long
+		// ones are still in flight, and its latency is biased low. A
+		// reference taken from it would make every later latency look
+		// like a queue. Another window tells.
+		dead = true
+	}
 	if dead || s.windows == 1 && !(slow && f.duration >= 2*int64(cfg.Window)) {
 		// The first window is judged only where the dependency is so
 		// slow that it had to be stretched to gather its samples: it then
@@ -239,8 +264,28 @@ func (s *little) decide(cfg *Config, limit float64, now int64) float64 {
 	rtt := s.esum / k
 	all := k / s.edur     // samples per nanosecond
 	x := (k - d) / s.edur // goodput
-	full := s.emax >= math.Floor(limit)
+	// The limit binds, or the calls in flight still climb towards it
+	// after a growth: then the latency is not the no-load one of a
+	// dependency that keeps up, but that of the calls the growth let in,
+	// queue included.
+	// (A climb counts only after an epoch whose calls in flight filled
+	// the limit on average, by Little's law, not only at a peak: under
+	// the capacity the calls in flight wander up and down with arrivals,
+	// and a growth they never asked for would seem unanswered.)
+	full := s.emax >= math.Floor(limit) ||
+		s.bound && s.emax > s.emaxPrev+math.Max(littleClimb, littleClimbShare*s.emaxPrev) && s.phase == littleSlow
+	s.bound = all*rtt >= littleBound*math.Floor(limit)
 	s.emaxPrev, s.edurPrev = s.emax, s.edur
+	// By Little's law a steady epoch at a binding limit completes limit
+	// calls per latency. Far fewer: soon after a growth only the short
+	// calls of the new slots have completed and its latency is biased
+	// low; more: the calls of before a cut still complete, with the queue
+	// of before. Neither is a no-load latency to learn.
+	if n, fl := all*rtt, math.Floor(limit); full {
+		s.steady = n >= littleUnsteady*fl && n <= littleDeadExcess*fl+1
+	} else {
+		s.steady = true
+	}
 	sigma := s.noise(rtt, k, limit)
 	// The smallest change the next epoch can verify: goodput and latency
 	// must move by several noise units.
@@ -312,6 +357,16 @@ func (s *little) decide(cfg *Config, limit float64, now int64) float64 {
 		factor := 2.0
 		if s.r0ok && s.phase == littleSlow && rtt > 0.5*s.edurPrev && s.lastE >= littleFastShare {
 			factor = 4
+		}
+		if s.phase == littleStart && !ref.set && rtt >= littleSlowShare*float64(cfg.Window) && s.edurPrev >= 2*float64(cfg.Window) && d == 0 && all*rtt >= littleSteady*math.Floor(limit) {
+			// The first judgement of a slow dependency, on a window
+			// stretched over several latencies whose calls in flight are
+			// what its completions and latency account for (Little's law):
+			// steady, with no queue growing, as a window that began with
+			// an empty dependency is only below its knee. Slow start would
+			// have doubled once a latency in it: grow by as much, up to
+			// four times.
+			factor = math.Max(factor, math.Min(littleSlowGrowth, math.Exp2(s.edurPrev/rtt-1)))
 		}
 		return s.move(cfg, limit, factor*limit, x, rtt, now)
 	case littleDescend:
@@ -437,7 +492,7 @@ func (s *little) cut(cfg *Config, limit, x, all, rtt float64, now int64) float64
 // move changes the limit from limit to next and keeps the epoch before the
 // change as the reference for verifying it.
 func (s *little) move(cfg *Config, limit, next, x, rtt float64, now int64) float64 {
-	s.ref = littleRef{limit: limit, x: x, rtt: rtt, step: s.verifyStep, set: true}
+	s.ref = littleRef{limit: limit, x: x, rtt: rtt, step: s.verifyStep, set: true, steady: s.steady}
 	return s.change(cfg, limit, next, now, rtt)
 }
 
@@ -498,8 +553,10 @@ func (s *little) verify(cfg *Config, ref littleRef, probing bool, limit, x, rtt,
 			// Growth answered: both below the knee (in slow start, a
 			// growth that the noise cannot tell from answered goes on: one
 			// more doubling costs less than stopping short).
-			s.learnR0(rLo, k, !s.r0ok)
-			if s.phase == littleCruise {
+			if ref.steady || !s.r0ok {
+				s.learnR0(rLo, k, !s.r0ok)
+			}
+			if s.phase == littleCruise && s.steady {
 				s.learnR0(rtt, k, false) // the upper limit is below the knee too
 				// Below the knee: go on growing, faster while latency holds.
 				s.step, s.streakRTT, s.hold = littleStepFirst, rtt, 0
@@ -566,16 +623,16 @@ func (s *little) verify(cfg *Config, ref littleRef, probing bool, limit, x, rtt,
 		// tells: goodput follows a new normal up again, not a capacity
 		// that fell.
 		s.restore = rLo
-		s.ref = littleRef{limit: limit, x: x, rtt: rtt, step: ref.step, set: true}
+		s.ref = littleRef{limit: limit, x: x, rtt: rtt, step: ref.step, set: true, steady: s.steady}
 		return s.change(cfg, limit, hi, now, rtt), true
 	}
 	// A cut went below the knee, or the knee lies between: the latency at
 	// the lower limit is the no-load latency. In cruise it may only lower
 	// the one known unless the cut clearly went below the knee: a latency
 	// in the band would otherwise creep it up.
-	if !s.r0ok || s.phase != littleCruise {
+	if !s.r0ok || s.phase != littleCruise && s.steady {
 		s.learnR0(rLo, k, true)
-	} else if e >= littleBelowKnee || rLo <= s.r0*(1+tol) {
+	} else if s.steady && (e >= littleBelowKnee || rLo <= s.r0*(1+tol)) {
 		s.learnR0(rLo, k, false)
 	}
 	if e >= littleBelowKnee || e >= 0.5 && (s.proven || probing) {
