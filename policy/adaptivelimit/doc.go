@@ -33,6 +33,9 @@
 // happened, and the next window starts at that instant; with too few, the
 // window's end is pushed out by one Window and it keeps its samples. With no
 // traffic nothing moves. There is no background goroutine and no ticker.
+// With Little only, a window also ends early, on the drop that brings its
+// drops to max(2*MinWindowSamples, limit/2) if they are two thirds of its
+// samples (except right after the limit was cut).
 //
 // When the limit goes down below the calls in flight, nothing is
 // interrupted: new calls are rejected until enough have ended. A disabled
@@ -61,7 +64,8 @@
 // them, and Little keeps the limit at that target plus 7% (plus one noise
 // unit where epochs hold few samples, so that it errs above the knee, where
 // an error costs a call of queue, not idle capacity). It judges
-// epochs of at least 20 samples with thresholds scaled to their measured
+// epochs of at least 20 samples (100 in cruise, unless a queue shows
+// sooner) with thresholds scaled to their measured
 // noise, waits out the dead time after each change, and verifies every large
 // change by how goodput answered it: slow start doubles the limit while
 // goodput doubles too; a knee passed at the start is found by stepping down;
