@@ -195,3 +195,29 @@ func BenchmarkWindowRecompute(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkStandaloneDrops is TryAcquire and Release where one call in ten
+// is a drop: the failure path, where Little also counts the window's drops
+// to end it early when they are most of its samples (never here).
+func BenchmarkStandaloneDrops(b *testing.B) {
+	for _, alg := range []adaptivelimit.Algorithm{adaptivelimit.Gradient2, adaptivelimit.Little} {
+		b.Run(alg.String(), func(b *testing.B) {
+			b.ReportAllocs()
+			cfg := admittedConfig
+			cfg.Algorithm = alg
+			l, _ := benchLimiter(b, cfg)
+			i := 0
+			for b.Loop() {
+				p, ok := l.TryAcquire()
+				if !ok {
+					b.Fatal("rejected")
+				}
+				o := adaptivelimit.OutcomeSuccess
+				if i++; i%10 == 0 {
+					o = adaptivelimit.OutcomeDrop
+				}
+				l.Release(p, o)
+			}
+		})
+	}
+}

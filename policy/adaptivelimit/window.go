@@ -69,7 +69,13 @@ func (l *Limiter) endWindow(ctx context.Context, now int64) {
 	}
 	if early && (drops-w.baseDrops < l.dropTrip.Load() || 3*(drops-w.baseDrops) <= 2*int64(samples)) {
 		// Ended early by drops (Little): only when they are most of the
-		// window's samples, else the window runs its course.
+		// window's samples, else the window runs its course, and the next
+		// look is another trip's worth of drops away (so that a window
+		// with many drops among more successes costs a look per trip, not
+		// one per drop).
+		if early {
+			l.dropTrip.Store(l.winDrops.Load() + int64(dropTrip(&l.cfg, w.limit)))
+		}
 		l.mu.Unlock()
 		return
 	}
