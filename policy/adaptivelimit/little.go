@@ -30,6 +30,7 @@ const (
 	littleDeadExcess     = 1.25 // a window whose most calls in flight pass the limit by this much is not judged
 	littleDropShare      = 0.3  // a window with more drops than this share is overload
 	littleDropExcess     = 0.15 // ... and so is one this far above the usual drop share
+	littleDropNoise      = 3.0  // ... and this many noise units of a window's drop share above it
 	littleAppDrops       = 0.05 // drops above the usual share while the limit does not bind: the limit is too high to matter
 	littleLatencyJump    = 3.0  // a latency this many times the no-load latency is overload
 	littleMaxCut         = 0.5  // one decision cuts the limit by at most half
@@ -119,6 +120,10 @@ type little struct {
 	overLimit  float64   // the limit an overload cut came from, while the no-load latency is unknown
 	preGrow    float64   // the limit before a growth that no epoch has judged yet
 	bound      bool      // the last epoch's calls in flight filled its limit on average
+	lastX      float64   // the goodput of the last epoch judged
+	lastL      float64   // and its limit
+	dropRef    littleRef // the limit and goodput before a cut on drops alone, to verify it
+	dropF      float64   // the drop share that made that cut
 }
 
 // update returns the next estimate from a window's figures, given the
@@ -201,7 +206,7 @@ func (s *little) update(cfg *Config, limit float64, f figures) float64 {
 // far above the no-load one. It cuts at once, by at most half.
 func (s *little) overloaded(cfg *Config, limit float64, f figures, rtt, k, d, dur float64) (float64, bool) {
 	strong := f.overload ||
-		(d >= 3 && d/k > math.Max(littleDropShare, s.f0+littleDropExcess)) ||
+		(d >= 3 && d/k > math.Max(littleDropShare, s.f0+s.dropExcess(d/k, k))) ||
 		(s.r0ok && k >= 5 && rtt > littleLatencyJump*s.r0)
 	if !strong {
 		return 0, false
@@ -236,6 +241,7 @@ func (s *little) overloaded(cfg *Config, limit float64, f figures, rtt, k, d, du
 		// Most calls time out: cut by the share that does.
 		next = limit * math.Max(littleDeepCut, 1-d/k)
 	}
+	s.dropRef.set = false
 	if !f.overload && !(s.r0ok && rtt > littleLatencyJump*s.r0) {
 		// Drops alone: the overload is as deep as they pass their usual
 		// share. A heavy tail under a tight timeout drops a steady share
@@ -243,6 +249,14 @@ func (s *little) overloaded(cfg *Config, limit float64, f figures, rtt, k, d, du
 		// little (by twice the excess), not by half.
 		floor = math.Max(floor, 1-2*(d/k-s.f0))
 		next = math.Max(next, limit*floor)
+		// The cut is verified like a move: the goodput before it is that
+		// of the last epoch at this limit (the window itself, picked for
+		// its drops, understates it).
+		xr := (k - d) / dur
+		if math.Floor(s.lastL) == math.Floor(limit) {
+			xr = math.Max(xr, s.lastX)
+		}
+		s.dropRef, s.dropF = littleRef{limit: limit, x: xr, set: true}, d/k
 	}
 	if s.r0ok {
 		next = math.Max(limit*floor, math.Min(next, s.target(k/dur, s.r0)))
@@ -297,6 +311,22 @@ func (s *little) decide(cfg *Config, limit float64, now int64) float64 {
 	ref, probing := s.ref, s.probing
 	s.ref.set, s.probing = false, false
 
+	s.lastX, s.lastL = x, limit
+	if dr := s.dropRef; dr.set {
+		s.dropRef.set = false
+		tol := math.Max(littleMinTol, littleTolerance*sigma)
+		if lnL := math.Log(math.Floor(limit) / math.Floor(dr.limit)); lnL < 0 && s.r0ok && s.phase == littleCruise &&
+			math.Log(x/dr.x)/lnL >= littleBelowKnee && rtt <= s.r0*(1+s.headroom()+tol) {
+			// A cut on drops alone that goodput followed, with no queue
+			// at the lower limit: the limit was not above the knee, and
+			// the drops were the dependency's own (a heavy tail under a
+			// tight timeout drops more at the knee than below it). Back
+			// up, and take that share as usual, so that it no longer
+			// cuts.
+			s.f0 = math.Max(s.f0, s.dropF-littleDropExcess)
+			return s.change(cfg, limit, dr.limit, now, rtt)
+		}
+	}
 	if !full && d/k > s.f0+littleAppDrops {
 		// The limit did not bind, yet calls time out: the dependency does
 		// not keep up and the limit is too high to matter (in-flight calls
@@ -403,7 +433,12 @@ func (s *little) decide(cfg *Config, limit float64, now int64) float64 {
 	}
 	s.fast = q < -tol
 	h := s.headroom()
-	if q <= h {
+	if q <= h+tol {
+		// The drop share at the operating point, queue within the band
+		// included: a heavy tail under a tight timeout drops more at the
+		// knee than below it (in processor sharing every call slows as
+		// the knee nears), and that share is the dependency's own, not
+		// overload. Only an epoch cruise would not cut teaches it.
 		s.f0 += 0.2 * (d/k - s.f0)
 	}
 	s.since++
@@ -641,6 +676,16 @@ func (s *little) verify(cfg *Config, ref littleRef, probing bool, limit, x, rtt,
 	s.step = 0
 	s.phase = littleCruise
 	return s.change(cfg, limit, knee, now, rtt), true
+}
+
+// dropExcess is how far a window of k samples that dropped a share f must
+// pass the usual drop share to be overload: littleDropExcess, or
+// littleDropNoise binomial noise units of the share when more (a window
+// of 40 calls that each drop with a chance of 0.3 varies by 0.07 from
+// window to window).
+func (s *little) dropExcess(f, k float64) float64 {
+	p := math.Max(s.f0, math.Min(f, 0.5))
+	return math.Max(littleDropExcess, littleDropNoise*math.Sqrt(p*(1-p)/k))
 }
 
 // littleTarget is the limit that serves x calls a nanosecond at a no-load
