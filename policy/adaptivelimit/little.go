@@ -160,6 +160,17 @@ func (s *little) update(cfg *Config, limit float64, f figures) float64 {
 		if next, ok := s.overloaded(cfg, limit, f, rtt, k, d, dur); ok {
 			return next
 		}
+	} else if k2, d2 := k-s.chgN, d-s.chgN; k2 >= littleMinSamples && d2 >= 3 &&
+		d2/k2 > math.Max(littleDropShare, s.f0+s.dropExcess(d2/k2, k2)) {
+		// After a cut, the calls in flight before it (at most chgN) may
+		// all time out in the window: counted as drops, the calls
+		// admitted since still drop well above their usual share. The
+		// limit after the cut is overloaded too: waiting a window more
+		// for it to be judged lets the work of abandoned calls pile up.
+		f.overload = false
+		if next, ok := s.overloaded(cfg, limit, f, rtt, k2, d2, dur); ok {
+			return next
+		}
 	}
 	slow := rtt >= littleSlowShare*float64(cfg.Window)
 	if s.windows > 1 && s.phase == littleStart && !s.ref.set && float64(f.maxIF) >= math.Floor(limit) &&
@@ -185,7 +196,7 @@ func (s *little) update(cfg *Config, limit float64, f figures) float64 {
 	s.esum += rtt * k
 	s.edur += dur
 	s.emax = math.Max(s.emax, float64(f.maxIF))
-	if s.phase == littleCruise && s.ek < littleCruiseSamples && !s.clearQueue(cfg, limit) ||
+	if s.phase == littleCruise && s.ek < littleCruiseSamples && !s.clearQueue(cfg, limit) && math.Floor(limit) > 1 ||
 		s.ek < littleMinSamples && s.phase == littleCruise ||
 		s.phase == littleStart && s.ek < littleMinSamples && !(slow && s.ek >= littleMinSamples/2) {
 		// Cruise and the first judgement pool enough samples to trust
@@ -196,6 +207,8 @@ func (s *little) update(cfg *Config, limit float64, f figures) float64 {
 		// Cruise pools littleCruiseSamples, since it moves the limit by
 		// a few percent and verifies each move, but a queue so clear
 		// that fewer samples show it is answered as soon as they do.
+		// At a limit of one call, any move is by a call or more (twice
+		// the limit): littleMinSamples verify it.
 		return limit
 	}
 	return s.decide(cfg, limit, f.now)
@@ -315,7 +328,7 @@ func (s *little) decide(cfg *Config, limit float64, now int64) float64 {
 	if dr := s.dropRef; dr.set {
 		s.dropRef.set = false
 		tol := math.Max(littleMinTol, littleTolerance*sigma)
-		if lnL := math.Log(math.Floor(limit) / math.Floor(dr.limit)); lnL < 0 && s.r0ok && s.phase == littleCruise &&
+		if lnL := math.Log(math.Floor(limit) / math.Floor(dr.limit)); lnL < 0 && s.r0ok && s.phase == littleCruise && k >= littleDeepSamples &&
 			math.Log(x/dr.x)/lnL >= littleBelowKnee && rtt <= s.r0*(1+s.headroom()+tol) {
 			// A cut on drops alone that goodput followed, with no queue
 			// at the lower limit: the limit was not above the knee, and
@@ -432,6 +445,15 @@ func (s *little) decide(cfg *Config, limit float64, now int64) float64 {
 		q = rtt/s.r0 - 1
 	}
 	s.fast = q < -tol
+	if math.Floor(limit) <= 1 && s.steady && !probing && d/k <= s.f0+littleDropExcess {
+		// One call at a time queues nothing here: each epoch's latency is
+		// the no-load latency. Fold it in, since one measured from a first
+		// short epoch errs by its noise, and one that errs low keeps the
+		// limit at one for ever (the target of Little's law cannot pass
+		// 1.5 from there).
+		s.learnR0(rtt, k, false)
+		q = rtt/s.r0 - 1
+	}
 	h := s.headroom()
 	if q <= h+tol {
 		// The drop share at the operating point, queue within the band
