@@ -65,6 +65,7 @@ const (
 // change by how goodput and latency answered it.
 type littleRef struct {
 	limit, x, rtt float64
+	all           float64 // its completions a nanosecond, drops included
 	step          float64 // the smallest change it can verify
 	set           bool
 	steady        bool // its latency is that of the calls in flight (Little's law)
@@ -122,6 +123,7 @@ type little struct {
 	bound      bool      // the last epoch's calls in flight filled its limit on average
 	lastX      float64   // the goodput of the last epoch judged
 	lastL      float64   // and its limit
+	lastAll    float64   // and its completions, drops included
 	dropRef    littleRef // the limit and goodput before a cut on drops alone, to verify it
 	dropF      float64   // the drop share that made that cut
 }
@@ -324,7 +326,7 @@ func (s *little) decide(cfg *Config, limit float64, now int64) float64 {
 	ref, probing := s.ref, s.probing
 	s.ref.set, s.probing = false, false
 
-	s.lastX, s.lastL = x, limit
+	s.lastX, s.lastL, s.lastAll = x, limit, all
 	if dr := s.dropRef; dr.set {
 		s.dropRef.set = false
 		tol := math.Max(littleMinTol, littleTolerance*sigma)
@@ -549,7 +551,7 @@ func (s *little) cut(cfg *Config, limit, x, all, rtt float64, now int64) float64
 // move changes the limit from limit to next and keeps the epoch before the
 // change as the reference for verifying it.
 func (s *little) move(cfg *Config, limit, next, x, rtt float64, now int64) float64 {
-	s.ref = littleRef{limit: limit, x: x, rtt: rtt, step: s.verifyStep, set: true, steady: s.steady}
+	s.ref = littleRef{limit: limit, x: x, rtt: rtt, all: s.lastAll, step: s.verifyStep, set: true, steady: s.steady}
 	return s.change(cfg, limit, next, now, rtt)
 }
 
@@ -586,11 +588,14 @@ func (s *little) verify(cfg *Config, ref littleRef, probing bool, limit, x, rtt,
 	e := (math.Log(x/ref.x) + lnL - math.Log(rtt/ref.rtt)) / (2 * lnL)
 	s.lastE = e
 	lo, hi := math.Min(limit, ref.limit), math.Max(limit, ref.limit)
-	rLo, xHi := rtt, ref.x
+	// By Little's law the calls in flight are all completions times
+	// their latency, drops included: a call that times out holds its slot
+	// until it does.
+	rLo, aHi := rtt, ref.all
 	if lnL > 0 {
-		rLo, xHi = ref.rtt, x
+		rLo, aHi = ref.rtt, s.lastAll
 	}
-	knee := math.Min(hi, math.Max(lo, s.target(xHi, rLo)))
+	knee := math.Min(hi, math.Max(lo, s.target(aHi, rLo)))
 	restore := s.restore
 	s.restore = 0
 	if lnL > 0 && restore > 0 {
@@ -638,7 +643,7 @@ func (s *little) verify(cfg *Config, ref littleRef, probing bool, limit, x, rtt,
 			// Growth went past the knee: back to what Little's law says
 			// the dependency serves, at most the lower limit.
 			s.upEvery = min(2*s.upEvery, littleUpMax)
-			knee = math.Min(lo, math.Max(lo*littleMaxCut, s.target(x, s.r0)))
+			knee = math.Min(lo, math.Max(lo*littleMaxCut, s.target(s.lastAll, s.r0)))
 		}
 		s.phase = littleCruise
 		return s.change(cfg, limit, knee, now, rtt), true
@@ -680,7 +685,7 @@ func (s *little) verify(cfg *Config, ref littleRef, probing bool, limit, x, rtt,
 		// tells: goodput follows a new normal up again, not a capacity
 		// that fell.
 		s.restore = rLo
-		s.ref = littleRef{limit: limit, x: x, rtt: rtt, step: ref.step, set: true, steady: s.steady}
+		s.ref = littleRef{limit: limit, x: x, rtt: rtt, all: s.lastAll, step: ref.step, set: true, steady: s.steady}
 		return s.change(cfg, limit, hi, now, rtt), true
 	}
 	// A cut went below the knee, or the knee lies between: the latency at
