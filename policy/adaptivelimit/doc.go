@@ -73,7 +73,8 @@
 // up, which tells a dependency that got slower (a new normal) from a capacity
 // that fell, and only goodput itself, not latency, proves a new normal; an r0
 // it could only infer is proven by one probe below the knee. Drops well above
-// their usual share (cut as deep as they pass it), a latency three times r0
+// their usual share at the knee (cut as deep as they pass it, and undone when
+// goodput follows the cut with no queue below), a latency three times r0
 // or a passed LatencyCeiling cut at once. docs/adaptive-limit.md has the whole design and
 // docs/adaptation.md the scenario matrix it was checked on.
 //

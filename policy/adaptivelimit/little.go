@@ -30,6 +30,7 @@ const (
 	littleDeadExcess     = 1.25 // a window whose most calls in flight pass the limit by this much is not judged
 	littleDropShare      = 0.3  // a window with more drops than this share is overload
 	littleDropExcess     = 0.15 // ... and so is one this far above the usual drop share
+	littleDropNoise      = 3.0  // ... and this many noise units of a window's drop share above it
 	littleAppDrops       = 0.05 // drops above the usual share while the limit does not bind: the limit is too high to matter
 	littleLatencyJump    = 3.0  // a latency this many times the no-load latency is overload
 	littleMaxCut         = 0.5  // one decision cuts the limit by at most half
@@ -64,6 +65,7 @@ const (
 // change by how goodput and latency answered it.
 type littleRef struct {
 	limit, x, rtt float64
+	all           float64 // its completions a nanosecond, drops included
 	step          float64 // the smallest change it can verify
 	set           bool
 	steady        bool // its latency is that of the calls in flight (Little's law)
@@ -119,6 +121,11 @@ type little struct {
 	overLimit  float64   // the limit an overload cut came from, while the no-load latency is unknown
 	preGrow    float64   // the limit before a growth that no epoch has judged yet
 	bound      bool      // the last epoch's calls in flight filled its limit on average
+	lastX      float64   // the goodput of the last epoch judged
+	lastL      float64   // and its limit
+	lastAll    float64   // and its completions, drops included
+	dropRef    littleRef // the limit and goodput before a cut on drops alone, to verify it
+	dropF      float64   // the drop share that made that cut
 }
 
 // update returns the next estimate from a window's figures, given the
@@ -155,6 +162,17 @@ func (s *little) update(cfg *Config, limit float64, f figures) float64 {
 		if next, ok := s.overloaded(cfg, limit, f, rtt, k, d, dur); ok {
 			return next
 		}
+	} else if k2, d2 := k-s.chgN, d-s.chgN; k2 >= littleMinSamples && d2 >= 3 &&
+		d2/k2 > math.Max(littleDropShare, s.f0+s.dropExcess(d2/k2, k2)) {
+		// After a cut, the calls in flight before it (at most chgN) may
+		// all time out in the window: counted as drops, the calls
+		// admitted since still drop well above their usual share. The
+		// limit after the cut is overloaded too: waiting a window more
+		// for it to be judged lets the work of abandoned calls pile up.
+		f.overload = false
+		if next, ok := s.overloaded(cfg, limit, f, rtt, k2, d2, dur); ok {
+			return next
+		}
 	}
 	slow := rtt >= littleSlowShare*float64(cfg.Window)
 	if s.windows > 1 && s.phase == littleStart && !s.ref.set && float64(f.maxIF) >= math.Floor(limit) &&
@@ -180,7 +198,7 @@ func (s *little) update(cfg *Config, limit float64, f figures) float64 {
 	s.esum += rtt * k
 	s.edur += dur
 	s.emax = math.Max(s.emax, float64(f.maxIF))
-	if s.phase == littleCruise && s.ek < littleCruiseSamples && !s.clearQueue(cfg, limit) ||
+	if s.phase == littleCruise && s.ek < littleCruiseSamples && !s.clearQueue(cfg, limit) && math.Floor(limit) > 1 ||
 		s.ek < littleMinSamples && s.phase == littleCruise ||
 		s.phase == littleStart && s.ek < littleMinSamples && !(slow && s.ek >= littleMinSamples/2) {
 		// Cruise and the first judgement pool enough samples to trust
@@ -191,6 +209,8 @@ func (s *little) update(cfg *Config, limit float64, f figures) float64 {
 		// Cruise pools littleCruiseSamples, since it moves the limit by
 		// a few percent and verifies each move, but a queue so clear
 		// that fewer samples show it is answered as soon as they do.
+		// At a limit of one call, any move is by a call or more (twice
+		// the limit): littleMinSamples verify it.
 		return limit
 	}
 	return s.decide(cfg, limit, f.now)
@@ -201,7 +221,7 @@ func (s *little) update(cfg *Config, limit float64, f figures) float64 {
 // far above the no-load one. It cuts at once, by at most half.
 func (s *little) overloaded(cfg *Config, limit float64, f figures, rtt, k, d, dur float64) (float64, bool) {
 	strong := f.overload ||
-		(d >= 3 && d/k > math.Max(littleDropShare, s.f0+littleDropExcess)) ||
+		(d >= 3 && d/k > math.Max(littleDropShare, s.f0+s.dropExcess(d/k, k))) ||
 		(s.r0ok && k >= 5 && rtt > littleLatencyJump*s.r0)
 	if !strong {
 		return 0, false
@@ -236,6 +256,7 @@ func (s *little) overloaded(cfg *Config, limit float64, f figures, rtt, k, d, du
 		// Most calls time out: cut by the share that does.
 		next = limit * math.Max(littleDeepCut, 1-d/k)
 	}
+	s.dropRef.set = false
 	if !f.overload && !(s.r0ok && rtt > littleLatencyJump*s.r0) {
 		// Drops alone: the overload is as deep as they pass their usual
 		// share. A heavy tail under a tight timeout drops a steady share
@@ -243,6 +264,14 @@ func (s *little) overloaded(cfg *Config, limit float64, f figures, rtt, k, d, du
 		// little (by twice the excess), not by half.
 		floor = math.Max(floor, 1-2*(d/k-s.f0))
 		next = math.Max(next, limit*floor)
+		// The cut is verified like a move: the goodput before it is that
+		// of the last epoch at this limit (the window itself, picked for
+		// its drops, understates it).
+		xr := (k - d) / dur
+		if math.Floor(s.lastL) == math.Floor(limit) {
+			xr = math.Max(xr, s.lastX)
+		}
+		s.dropRef, s.dropF = littleRef{limit: limit, x: xr, set: true}, d/k
 	}
 	if s.r0ok {
 		next = math.Max(limit*floor, math.Min(next, s.target(k/dur, s.r0)))
@@ -297,6 +326,22 @@ func (s *little) decide(cfg *Config, limit float64, now int64) float64 {
 	ref, probing := s.ref, s.probing
 	s.ref.set, s.probing = false, false
 
+	s.lastX, s.lastL, s.lastAll = x, limit, all
+	if dr := s.dropRef; dr.set {
+		s.dropRef.set = false
+		tol := math.Max(littleMinTol, littleTolerance*sigma)
+		if lnL := math.Log(math.Floor(limit) / math.Floor(dr.limit)); lnL < 0 && s.r0ok && s.phase == littleCruise && k >= littleDeepSamples &&
+			math.Log(x/dr.x)/lnL >= littleBelowKnee && rtt <= s.r0*(1+s.headroom()+tol) {
+			// A cut on drops alone that goodput followed, with no queue
+			// at the lower limit: the limit was not above the knee, and
+			// the drops were the dependency's own (a heavy tail under a
+			// tight timeout drops more at the knee than below it). Back
+			// up, and take that share as usual, so that it no longer
+			// cuts.
+			s.f0 = math.Max(s.f0, s.dropF-littleDropExcess)
+			return s.change(cfg, limit, dr.limit, now, rtt)
+		}
+	}
 	if !full && d/k > s.f0+littleAppDrops {
 		// The limit did not bind, yet calls time out: the dependency does
 		// not keep up and the limit is too high to matter (in-flight calls
@@ -402,8 +447,22 @@ func (s *little) decide(cfg *Config, limit float64, now int64) float64 {
 		q = rtt/s.r0 - 1
 	}
 	s.fast = q < -tol
+	if math.Floor(limit) <= 1 && s.steady && !probing && d/k <= s.f0+littleDropExcess {
+		// One call at a time queues nothing here: each epoch's latency is
+		// the no-load latency. Fold it in, since one measured from a first
+		// short epoch errs by its noise, and one that errs low keeps the
+		// limit at one for ever (the target of Little's law cannot pass
+		// 1.5 from there).
+		s.learnR0(rtt, k, false)
+		q = rtt/s.r0 - 1
+	}
 	h := s.headroom()
-	if q <= h {
+	if q <= h+tol {
+		// The drop share at the operating point, queue within the band
+		// included: a heavy tail under a tight timeout drops more at the
+		// knee than below it (in processor sharing every call slows as
+		// the knee nears), and that share is the dependency's own, not
+		// overload. Only an epoch cruise would not cut teaches it.
 		s.f0 += 0.2 * (d/k - s.f0)
 	}
 	s.since++
@@ -492,7 +551,7 @@ func (s *little) cut(cfg *Config, limit, x, all, rtt float64, now int64) float64
 // move changes the limit from limit to next and keeps the epoch before the
 // change as the reference for verifying it.
 func (s *little) move(cfg *Config, limit, next, x, rtt float64, now int64) float64 {
-	s.ref = littleRef{limit: limit, x: x, rtt: rtt, step: s.verifyStep, set: true, steady: s.steady}
+	s.ref = littleRef{limit: limit, x: x, rtt: rtt, all: s.lastAll, step: s.verifyStep, set: true, steady: s.steady}
 	return s.change(cfg, limit, next, now, rtt)
 }
 
@@ -529,11 +588,14 @@ func (s *little) verify(cfg *Config, ref littleRef, probing bool, limit, x, rtt,
 	e := (math.Log(x/ref.x) + lnL - math.Log(rtt/ref.rtt)) / (2 * lnL)
 	s.lastE = e
 	lo, hi := math.Min(limit, ref.limit), math.Max(limit, ref.limit)
-	rLo, xHi := rtt, ref.x
+	// By Little's law the calls in flight are all completions times
+	// their latency, drops included: a call that times out holds its slot
+	// until it does.
+	rLo, aHi := rtt, ref.all
 	if lnL > 0 {
-		rLo, xHi = ref.rtt, x
+		rLo, aHi = ref.rtt, s.lastAll
 	}
-	knee := math.Min(hi, math.Max(lo, s.target(xHi, rLo)))
+	knee := math.Min(hi, math.Max(lo, s.target(aHi, rLo)))
 	restore := s.restore
 	s.restore = 0
 	if lnL > 0 && restore > 0 {
@@ -581,7 +643,7 @@ func (s *little) verify(cfg *Config, ref littleRef, probing bool, limit, x, rtt,
 			// Growth went past the knee: back to what Little's law says
 			// the dependency serves, at most the lower limit.
 			s.upEvery = min(2*s.upEvery, littleUpMax)
-			knee = math.Min(lo, math.Max(lo*littleMaxCut, s.target(x, s.r0)))
+			knee = math.Min(lo, math.Max(lo*littleMaxCut, s.target(s.lastAll, s.r0)))
 		}
 		s.phase = littleCruise
 		return s.change(cfg, limit, knee, now, rtt), true
@@ -623,7 +685,7 @@ func (s *little) verify(cfg *Config, ref littleRef, probing bool, limit, x, rtt,
 		// tells: goodput follows a new normal up again, not a capacity
 		// that fell.
 		s.restore = rLo
-		s.ref = littleRef{limit: limit, x: x, rtt: rtt, step: ref.step, set: true, steady: s.steady}
+		s.ref = littleRef{limit: limit, x: x, rtt: rtt, all: s.lastAll, step: ref.step, set: true, steady: s.steady}
 		return s.change(cfg, limit, hi, now, rtt), true
 	}
 	// A cut went below the knee, or the knee lies between: the latency at
@@ -641,6 +703,16 @@ func (s *little) verify(cfg *Config, ref littleRef, probing bool, limit, x, rtt,
 	s.step = 0
 	s.phase = littleCruise
 	return s.change(cfg, limit, knee, now, rtt), true
+}
+
+// dropExcess is how far a window of k samples that dropped a share f must
+// pass the usual drop share to be overload: littleDropExcess, or
+// littleDropNoise binomial noise units of the share when more (a window
+// of 40 calls that each drop with a chance of 0.3 varies by 0.07 from
+// window to window).
+func (s *little) dropExcess(f, k float64) float64 {
+	p := math.Max(s.f0, math.Min(f, 0.5))
+	return math.Max(littleDropExcess, littleDropNoise*math.Sqrt(p*(1-p)/k))
 }
 
 // littleTarget is the limit that serves x calls a nanosecond at a no-load
