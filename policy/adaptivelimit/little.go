@@ -94,6 +94,7 @@ type little struct {
 	emaxPrev                 float64 // emax of the last epoch judged
 	edurPrev                 float64 // and its duration
 	appRTT                   float64 // the latency of the last epoch, if the limit did not bind in it
+	appX                     float64 // and its goodput
 
 	// The last change of the limit: when, the latency then and the limit
 	// before it, for the dead time during which the calls admitted before
@@ -275,6 +276,7 @@ func (s *little) decide(cfg *Config, limit float64, now int64) float64 {
 	full := s.emax >= math.Floor(limit) ||
 		s.bound && s.emax > s.emaxPrev+math.Max(littleClimb, littleClimbShare*s.emaxPrev) && s.phase == littleSlow
 	s.bound = all*rtt >= littleBound*math.Floor(limit)
+	prevMax := s.emaxPrev
 	s.emaxPrev, s.edurPrev = s.emax, s.edur
 	// By Little's law a steady epoch at a binding limit completes limit
 	// calls per latency. Far fewer: soon after a growth only the short
@@ -310,24 +312,43 @@ func (s *little) decide(cfg *Config, limit float64, now int64) float64 {
 	if !full {
 		// The limit did not bind: the dependency kept up, so the latency is
 		// (close to) its no-load latency.
+		tol := math.Max(littleMinTol, littleTolerance*sigma)
+		if climb := math.Log(rtt / s.appRTT); !s.proven && s.appRTT > 0 && s.appX > 0 &&
+			climb > math.Max(2*tol, littleClimbShare) && math.Log(x/s.appX) < math.Min(climb/4, tol) &&
+			s.emaxPrev > prevMax+math.Max(littleClimb, littleClimbShare*prevMax) {
+			// Not yet: the limit does not bind, yet from one epoch to the
+			// next the calls in flight climbed (their peak with them) and
+			// the latency with them while goodput stayed within its noise
+			// (a slow dependency still filling up after the start shows
+			// the same climb, but its goodput climbs too, as its longer
+			// calls begin to complete): a queue grows in front of a
+			// saturated dependency, the limit far above its knee. Latency is then calls in flight over throughput and no
+			// no-load latency at all. The knee is at most the goodput times
+			// the lower latency (Little's law, each at least the no-load
+			// latency): cut there at once rather than wait for the queue to
+			// reach the limit, and look for the knee below.
+			next := math.Min(limit, math.Max(x*math.Min(rtt, s.appRTT), 1))
+			s.phase, s.r0ok, s.appRTT, s.appX, s.overLimit = littleDescend, false, 0, 0, 0
+			s.ref.set, s.probing, s.step, s.restore = false, false, 0, 0
+			return s.change(cfg, limit, next, now, rtt)
+		}
 		// Until two epochs agree, each replaces the last (early epochs of
 		// a slow dependency see only its shortest calls).
 		s.learnR0(rtt, k, !s.proven)
 		// A queue that still grows (the limit far above the knee, and the
 		// in-flight calls bounded by the load) looks like this too, but not
 		// for two epochs in a row at the same latency.
-		tol := math.Max(littleMinTol, littleTolerance*sigma)
 		if s.appRTT > 0 && math.Abs(math.Log(rtt/s.appRTT)) <= tol {
 			s.proven = true
 		}
-		s.appRTT = rtt
+		s.appRTT, s.appX = rtt, x
 		s.f0 += 0.2 * (d/k - s.f0)
 		if s.phase != littleCruise {
 			s.phase = littleSlow
 		}
 		return limit
 	}
-	s.appRTT = 0
+	s.appRTT, s.appX = 0, 0
 	tol := math.Max(littleMinTol, littleTolerance*sigma)
 	if ref.set {
 		if next, ok := s.verify(cfg, ref, probing, limit, x, rtt, k, tol, now); ok {
@@ -592,7 +613,12 @@ func (s *little) verify(cfg *Config, ref littleRef, probing bool, limit, x, rtt,
 	// dependency's dead time), e says the cut was followed when goodput
 	// did not move.
 	eX := math.Log(x/ref.x) / lnL
-	if e <= littleAboveKnee || !fits && math.Min(e, eX) < littleRestoreShare && s.phase == littleCruise {
+	// In the descent, goodput that fell with the cut by more than the
+	// noise says the lower limit is below the knee however little it
+	// fell (above the knee goodput does not depend on the limit): the
+	// knee lies between, at the goodput above times the latency below.
+	fell := s.phase == littleDescend && !probing && eX*lnL < -tol
+	if !fell && e <= littleAboveKnee || !fits && math.Min(e, eX) < littleRestoreShare && s.phase == littleCruise {
 		// The cut held goodput: there was a queue, and the no-load latency
 		// is at most the latency now. Only a latency below the one known
 		// by more than the noise says so: folding in every epoch that
@@ -635,7 +661,7 @@ func (s *little) verify(cfg *Config, ref littleRef, probing bool, limit, x, rtt,
 	} else if s.steady && (e >= littleBelowKnee || rLo <= s.r0*(1+tol)) {
 		s.learnR0(rLo, k, false)
 	}
-	if e >= littleBelowKnee || e >= 0.5 && (s.proven || probing) {
+	if e >= littleBelowKnee || e >= 0.5 && (s.proven || probing) || fell && e <= littleAboveKnee {
 		s.proven = true
 	}
 	s.step = 0
