@@ -358,8 +358,18 @@ func (s *little) decide(cfg *Config, limit float64, now int64) float64 {
 
 	switch s.phase {
 	case littleStart, littleSlow:
-		if s.phase == littleSlow && rtt > s.r0*(1+s.headroom()+tol) {
-			// A queue: the knee is below.
+		if s.phase == littleSlow && (rtt > s.r0*(1+s.headroom()+tol) ||
+			s.steady && s.lastE < littleFastShare && s.r0w >= littleR0Samples/2 &&
+				rtt > s.r0*(1+math.Max(2*tol, s.headroom()/2))) {
+			// A queue: the knee is below. (Not only once it passes the
+			// headroom: where goodput did not quite follow the last
+			// doubling either, a rise of latency by twice what the noise
+			// explains, against a no-load latency pooled from enough
+			// samples that its own noise is small, says it reached past
+			// the knee, and the next would overshoot by twice as much.
+			// Little's law places the knee from here. A false alarm costs
+			// more than one overshoot, which the next epoch undoes: cruise
+			// grows slowly, hence the margins.)
 			s.phase = littleCruise
 			return s.cut(cfg, limit, x, all, rtt, now)
 		}
