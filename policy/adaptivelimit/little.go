@@ -118,6 +118,7 @@ type little struct {
 	restore    float64   // the latency at the lower limit while going back up tests a new normal
 	lastE      float64   // the share of the last verified change that throughput followed
 	overLimit  float64   // the limit an overload cut came from, while the no-load latency is unknown
+	overRTT    float64   // and the latency there
 	preGrow    float64   // the limit before a growth that no epoch has judged yet
 	bound      bool      // the last epoch's calls in flight filled its limit on average
 }
@@ -251,7 +252,7 @@ func (s *little) overloaded(cfg *Config, limit float64, f figures, rtt, k, d, du
 	} else {
 		s.phase = littleDescend
 		if s.overLimit == 0 || limit < s.overLimit {
-			s.overLimit = limit // the lowest limit seen overloaded
+			s.overLimit, s.overRTT = limit, rtt // the lowest limit seen overloaded
 		}
 	}
 	s.ref.set, s.probing, s.step, s.restore = false, false, 0, 0 // an overloaded window is no reference
@@ -401,10 +402,16 @@ func (s *little) decide(cfg *Config, limit float64, now int64) float64 {
 		}
 		return s.move(cfg, limit, factor*limit, x, rtt, now)
 	case littleDescend:
-		if s.overLimit > 0 && 2*limit < s.overLimit {
+		if s.overLimit > 0 && 2*limit < s.overLimit &&
+			!(s.overRTT > 0 && math.Log(rtt/s.overRTT) < 0.5*math.Log(limit/s.overLimit)) {
 			// Cut here by overload, and half or less of the limit that
 			// was overloaded: the knee may lie above as well as below.
-			// Probe upwards first, as at the start.
+			// Probe upwards first, as at the start. (Unless the latency
+			// fell with the limit, by more than half the cut: above the
+			// knee latency is calls in flight over throughput, in
+			// proportion to the limit, while below it, it stays at the
+			// no-load latency. It still carries the queue: the knee is
+			// below.)
 			s.overLimit = 0
 			s.phase = littleStart
 			return s.move(cfg, limit, 2*limit, x, rtt, now)
