@@ -50,6 +50,7 @@ const (
 	littleProofCut       = 0.8     // a probe that proves the no-load latency cuts the limit to this share
 	littleProofAfter     = 2       // epochs in cruise before a probe proves an unproven no-load latency
 	littleProofEvery     = 120     // epochs between probes of a proven no-load latency
+	littleFollowed       = 0.75    // latency that fell by this share of a cut (log) fell with the limit: a queue
 )
 
 // The phases of Little.
@@ -403,11 +404,11 @@ func (s *little) decide(cfg *Config, limit float64, now int64) float64 {
 		return s.move(cfg, limit, factor*limit, x, rtt, now)
 	case littleDescend:
 		if s.overLimit > 0 && 2*limit < s.overLimit &&
-			!(s.overRTT > 0 && math.Log(rtt/s.overRTT) < 0.5*math.Log(limit/s.overLimit)) {
+			!(s.overRTT > 0 && math.Log(rtt/s.overRTT) < littleFollowed*math.Log(limit/s.overLimit)) {
 			// Cut here by overload, and half or less of the limit that
 			// was overloaded: the knee may lie above as well as below.
 			// Probe upwards first, as at the start. (Unless the latency
-			// fell with the limit, by more than half the cut: above the
+			// fell nearly in proportion to the limit: above the
 			// knee latency is calls in flight over throughput, in
 			// proportion to the limit, while below it, it stays at the
 			// no-load latency. It still carries the queue: the knee is
