@@ -331,6 +331,9 @@ func (s *little) decide(cfg *Config, limit float64, now int64) float64 {
 			// reach the limit, and look for the knee below.
 			next := math.Min(limit, math.Max(x*math.Min(rtt, s.appRTT), 1))
 			s.phase, s.r0ok, s.appRTT, s.appX, s.overLimit = littleDescend, false, 0, 0, 0
+			// The latency of these epochs differed by the queue that grew,
+			// not by noise: forget what noise() learnt from them.
+			s.cv, s.cvCount, s.prevSet = 0, 0, false
 			s.ref.set, s.probing, s.step, s.restore = false, false, 0, 0
 			return s.change(cfg, limit, next, now, rtt)
 		}
