@@ -51,6 +51,7 @@ const (
 	littleProofCut       = 0.8     // a probe that proves the no-load latency cuts the limit to this share
 	littleProofAfter     = 2       // epochs in cruise before a probe proves an unproven no-load latency
 	littleProofEvery     = 120     // epochs between probes of a proven no-load latency
+	littleFollowed       = 0.75    // latency that fell by this share of a cut (log) fell with the limit: a queue
 )
 
 // The phases of Little.
@@ -96,6 +97,7 @@ type little struct {
 	emaxPrev                 float64 // emax of the last epoch judged
 	edurPrev                 float64 // and its duration
 	appRTT                   float64 // the latency of the last epoch, if the limit did not bind in it
+	appX                     float64 // and its goodput
 
 	// The last change of the limit: when, the latency then and the limit
 	// before it, for the dead time during which the calls admitted before
@@ -119,6 +121,7 @@ type little struct {
 	restore    float64   // the latency at the lower limit while going back up tests a new normal
 	lastE      float64   // the share of the last verified change that throughput followed
 	overLimit  float64   // the limit an overload cut came from, while the no-load latency is unknown
+	overRTT    float64   // and the latency there
 	preGrow    float64   // the limit before a growth that no epoch has judged yet
 	bound      bool      // the last epoch's calls in flight filled its limit on average
 	lastX      float64   // the goodput of the last epoch judged
@@ -279,7 +282,7 @@ func (s *little) overloaded(cfg *Config, limit float64, f figures, rtt, k, d, du
 	} else {
 		s.phase = littleDescend
 		if s.overLimit == 0 || limit < s.overLimit {
-			s.overLimit = limit // the lowest limit seen overloaded
+			s.overLimit, s.overRTT = limit, rtt // the lowest limit seen overloaded
 		}
 	}
 	s.ref.set, s.probing, s.step, s.restore = false, false, 0, 0 // an overloaded window is no reference
@@ -304,6 +307,7 @@ func (s *little) decide(cfg *Config, limit float64, now int64) float64 {
 	full := s.emax >= math.Floor(limit) ||
 		s.bound && s.emax > s.emaxPrev+math.Max(littleClimb, littleClimbShare*s.emaxPrev) && s.phase == littleSlow
 	s.bound = all*rtt >= littleBound*math.Floor(limit)
+	prevMax := s.emaxPrev
 	s.emaxPrev, s.edurPrev = s.emax, s.edur
 	// By Little's law a steady epoch at a binding limit completes limit
 	// calls per latency. Far fewer: soon after a growth only the short
@@ -355,24 +359,46 @@ func (s *little) decide(cfg *Config, limit float64, now int64) float64 {
 	if !full {
 		// The limit did not bind: the dependency kept up, so the latency is
 		// (close to) its no-load latency.
+		tol := math.Max(littleMinTol, littleTolerance*sigma)
+		if climb := math.Log(rtt / s.appRTT); !s.proven && s.appRTT > 0 && s.appX > 0 &&
+			climb > math.Max(2*tol, littleClimbShare) && math.Log(x/s.appX) < math.Min(climb/4, tol) &&
+			s.emaxPrev > prevMax+math.Max(littleClimb, littleClimbShare*prevMax) {
+			// Not yet: the limit does not bind, yet from one epoch to the
+			// next the calls in flight climbed (their peak with them) and
+			// the latency with them while goodput stayed within its noise
+			// (a slow dependency still filling up after the start shows
+			// the same climb, but its goodput climbs too, as its longer
+			// calls begin to complete): a queue grows in front of a
+			// saturated dependency, the limit far above its knee. Latency is then calls in flight over throughput and no
+			// no-load latency at all. The knee is at most the goodput times
+			// the lower latency (Little's law, each at least the no-load
+			// latency): cut there at once rather than wait for the queue to
+			// reach the limit, and look for the knee below.
+			next := math.Min(limit, math.Max(x*math.Min(rtt, s.appRTT), 1))
+			s.phase, s.r0ok, s.appRTT, s.appX, s.overLimit = littleDescend, false, 0, 0, 0
+			// The latency of these epochs differed by the queue that grew,
+			// not by noise: forget what noise() learnt from them.
+			s.cv, s.cvCount, s.prevSet = 0, 0, false
+			s.ref.set, s.probing, s.step, s.restore = false, false, 0, 0
+			return s.change(cfg, limit, next, now, rtt)
+		}
 		// Until two epochs agree, each replaces the last (early epochs of
 		// a slow dependency see only its shortest calls).
 		s.learnR0(rtt, k, !s.proven)
 		// A queue that still grows (the limit far above the knee, and the
 		// in-flight calls bounded by the load) looks like this too, but not
 		// for two epochs in a row at the same latency.
-		tol := math.Max(littleMinTol, littleTolerance*sigma)
 		if s.appRTT > 0 && math.Abs(math.Log(rtt/s.appRTT)) <= tol {
 			s.proven = true
 		}
-		s.appRTT = rtt
+		s.appRTT, s.appX = rtt, x
 		s.f0 += 0.2 * (d/k - s.f0)
 		if s.phase != littleCruise {
 			s.phase = littleSlow
 		}
 		return limit
 	}
-	s.appRTT = 0
+	s.appRTT, s.appX = 0, 0
 	tol := math.Max(littleMinTol, littleTolerance*sigma)
 	if ref.set {
 		if next, ok := s.verify(cfg, ref, probing, limit, x, rtt, k, tol, now); ok {
@@ -382,8 +408,18 @@ func (s *little) decide(cfg *Config, limit float64, now int64) float64 {
 
 	switch s.phase {
 	case littleStart, littleSlow:
-		if s.phase == littleSlow && rtt > s.r0*(1+s.headroom()+tol) {
-			// A queue: the knee is below.
+		if s.phase == littleSlow && (rtt > s.r0*(1+s.headroom()+tol) ||
+			s.steady && s.lastE < littleFastShare && s.r0w >= littleR0Samples/2 &&
+				rtt > s.r0*(1+math.Max(2*tol, s.headroom()/2))) {
+			// A queue: the knee is below. (Not only once it passes the
+			// headroom: where goodput did not quite follow the last
+			// doubling either, a rise of latency by twice what the noise
+			// explains, against a no-load latency pooled from enough
+			// samples that its own noise is small, says it reached past
+			// the knee, and the next would overshoot by twice as much.
+			// Little's law places the knee from here. A false alarm costs
+			// more than one overshoot, which the next epoch undoes: cruise
+			// grows slowly, hence the margins.)
 			s.phase = littleCruise
 			return s.cut(cfg, limit, x, all, rtt, now)
 		}
@@ -415,10 +451,16 @@ func (s *little) decide(cfg *Config, limit float64, now int64) float64 {
 		}
 		return s.move(cfg, limit, factor*limit, x, rtt, now)
 	case littleDescend:
-		if s.overLimit > 0 && 2*limit < s.overLimit {
+		if s.overLimit > 0 && 2*limit < s.overLimit &&
+			!(s.overRTT > 0 && math.Log(rtt/s.overRTT) < littleFollowed*math.Log(limit/s.overLimit)) {
 			// Cut here by overload, and half or less of the limit that
 			// was overloaded: the knee may lie above as well as below.
-			// Probe upwards first, as at the start.
+			// Probe upwards first, as at the start. (Unless the latency
+			// fell nearly in proportion to the limit: above the
+			// knee latency is calls in flight over throughput, in
+			// proportion to the limit, while below it, it stays at the
+			// no-load latency. It still carries the queue: the knee is
+			// below.)
 			s.overLimit = 0
 			s.phase = littleStart
 			return s.move(cfg, limit, 2*limit, x, rtt, now)
@@ -506,7 +548,11 @@ func (s *little) decide(cfg *Config, limit float64, now int64) float64 {
 	// would otherwise keep the limit below the knee for ever.
 	s.step = 0
 	s.hold++
-	if s.hold >= s.upEvery && q <= h {
+	// At a small limit the step up is one call, a larger share than a
+	// verified change needs (a third of the limit at 3), and so is the
+	// queue it adds when the limit was at the knee: try it as much less
+	// often as it is larger.
+	if float64(s.hold) >= float64(s.upEvery)*math.Max(1, math.Log1p(1/math.Max(1, math.Floor(limit)))/littleMaxVerify) && q <= h {
 		// (Only from the lower half of the band: above the headroom the
 		// latency already shows the queue a step up would add to.)
 		s.hold = 0
@@ -654,7 +700,12 @@ func (s *little) verify(cfg *Config, ref littleRef, probing bool, limit, x, rtt,
 	// dependency's dead time), e says the cut was followed when goodput
 	// did not move.
 	eX := math.Log(x/ref.x) / lnL
-	if e <= littleAboveKnee || !fits && math.Min(e, eX) < littleRestoreShare && s.phase == littleCruise {
+	// In the descent, goodput that fell with the cut by more than the
+	// noise says the lower limit is below the knee however little it
+	// fell (above the knee goodput does not depend on the limit): the
+	// knee lies between, at the goodput above times the latency below.
+	fell := s.phase == littleDescend && !probing && eX*lnL < -tol
+	if !fell && e <= littleAboveKnee || !fits && math.Min(e, eX) < littleRestoreShare && s.phase == littleCruise {
 		// The cut held goodput: there was a queue, and the no-load latency
 		// is at most the latency now. Only a latency below the one known
 		// by more than the noise says so: folding in every epoch that
@@ -697,7 +748,7 @@ func (s *little) verify(cfg *Config, ref littleRef, probing bool, limit, x, rtt,
 	} else if s.steady && (e >= littleBelowKnee || rLo <= s.r0*(1+tol)) {
 		s.learnR0(rLo, k, false)
 	}
-	if e >= littleBelowKnee || e >= 0.5 && (s.proven || probing) {
+	if e >= littleBelowKnee || e >= 0.5 && (s.proven || probing) || fell && e <= littleAboveKnee {
 		s.proven = true
 	}
 	s.step = 0
