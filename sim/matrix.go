@@ -225,8 +225,14 @@ func Matrix() []*Scenario {
 // with C/base between 5 and 20,000 calls per second, the noise, the
 // timeout, the load (underload one time in eight), the start of the limit
 // (the default, 10C or C/20, named 0.05C), and wasted work one time in eight.
-func Holdout(n int) []*Scenario {
-	rng := rand.New(rand.NewPCG(holdoutDraw, 0x401d))
+func Holdout(n int) []*Scenario { return HoldoutFrom(holdoutDraw, n) }
+
+// HoldoutFrom draws n shapes as Holdout does, from the seed draw instead of
+// the fixed one: a fresh draw is a set of shapes nobody has looked at, to
+// check an algorithm on after tuning it on the matrix (TestMatrix's
+// -sim.draw flag). Holdout is HoldoutFrom of a fixed draw.
+func HoldoutFrom(draw uint64, n int) []*Scenario {
+	rng := rand.New(rand.NewPCG(draw, 0x401d))
 	pick := func(xs []float64) float64 { return xs[rng.IntN(len(xs))] }
 	logUniform := func(lo, hi float64) float64 {
 		return math.Exp(math.Log(lo) + rng.Float64()*(math.Log(hi)-math.Log(lo)))

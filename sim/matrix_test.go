@@ -15,6 +15,7 @@ var (
 	flagAlg    = flag.String("sim.alg", "little", "the limiter TestMatrix holds to the bar: an adaptivelimit algorithm or a report limiter's name")
 	flagConfig = flag.String("sim.config", "", "adaptivelimit.Config fields for -sim.alg, as name=value,...")
 	flagUpdate = flag.Bool("sim.update", false, "TestMatrix rewrites the known failures of the recommended algorithm ("+knownFile+")")
+	flagDraw   = flag.Uint64("sim.draw", 0, "TestMatrix replaces the holdout family's shapes with a fresh draw from this seed (not held to the known failures)")
 )
 
 // knownFile lists the checks of the bar that Little, at its defaults, is
@@ -69,7 +70,7 @@ func TestMatrix(t *testing.T) {
 	})
 	// The recommended algorithm at its defaults is held to its known
 	// failures; any other limiter to the whole bar.
-	baseline := *flagAlg == "little" && *flagConfig == ""
+	baseline := *flagAlg == "little" && *flagConfig == "" && *flagDraw == 0
 	known := map[string]bool{}
 	if baseline && !*flagUpdate {
 		known = readKnown(t)
@@ -108,7 +109,15 @@ func TestMatrix(t *testing.T) {
 			t.Logf("%d known failure(s) of %s now pass: rewrite it with -sim.update", fixed, knownFile)
 		}
 	})
-	for _, fam := range Families() {
+	fams := Families()
+	if *flagDraw != 0 {
+		for i := range fams {
+			if fams[i].Name == "holdout" {
+				fams[i].Scenarios = HoldoutFrom(*flagDraw, HoldoutShapes)
+			}
+		}
+	}
+	for _, fam := range fams {
 		t.Run(fam.Name, func(t *testing.T) {
 			t.Parallel()
 			for _, sc := range fam.Scenarios {

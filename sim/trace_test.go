@@ -17,6 +17,7 @@ var flagTrace = flag.String("sim.trace", "", "TestTrace prints one run second by
 // did, and is skipped unless -sim.trace names a run:
 //
 //	go test ./sim -run TestTrace -v -sim.trace='dynamics/step-up#2'
+//	go test ./sim -run TestTrace -v -sim.draw=20261203 -sim.trace='holdout/h15-fifo-C=23-730ms-bimodal-0.5x-timeout5x-init=0.05C#1002'
 func TestTrace(t *testing.T) {
 	if *flagTrace == "" {
 		t.Skip("no -sim.trace")
@@ -30,7 +31,19 @@ func TestTrace(t *testing.T) {
 		}
 		seed = n
 	}
-	sc := scenario(t, key)
+	var sc *Scenario
+	if *flagDraw != 0 && strings.HasPrefix(key, "holdout/") {
+		for _, h := range HoldoutFrom(*flagDraw, HoldoutShapes) {
+			if h.Key() == key {
+				sc = h
+			}
+		}
+		if sc == nil {
+			t.Fatalf("no scenario %s in the draw %d", key, *flagDraw)
+		}
+	} else {
+		sc = scenario(t, key)
+	}
 	spec, err := ParseSpec(*flagAlg, *flagConfig)
 	if err != nil {
 		t.Fatal(err)
