@@ -11,6 +11,7 @@ const (
 	littleCruiseSamples  = 100  // ... in cruise
 	littleSlowShare      = 0.5  // a dependency is slow when a call takes this share of a window
 	littleSlowGrowth     = 4.0  // slow start grows a slow dependency by at most this much per probe
+	littleSlowBias       = 1.5  // its no-load latency from Little's law passes the epoch's mean by at most this factor
 	littleSteady         = 0.65 // a window whose completions times latency pass this share of the limit is steady
 	littleUnsteady       = 0.6  // ... and one under this share, before the first judgement, is not judged
 	littleCVPrior        = 0.7  // per-call latency noise assumed until measured
@@ -662,6 +663,18 @@ func (s *little) verify(cfg *Config, ref littleRef, probing bool, limit, x, rtt,
 			// growth that the noise cannot tell from answered goes on: one
 			// more doubling costs less than stopping short).
 			if ref.steady || !s.r0ok {
+				if s.phase != littleCruise && ref.all > 0 && rLo >= littleSlowShare*float64(cfg.Window) {
+					// A slow dependency in slow start: an epoch soon
+					// after a growth completes the short calls of the
+					// new slots first, while the long ones of a heavy
+					// tail are still in flight, and its mean latency
+					// is biased low. At a limit that bound, Little's
+					// law gives the mean over the calls in flight too:
+					// the limit over the completions a second (at most
+					// littleSlowBias times the mean, since the calls in
+					// flight may have filled the limit only at a peak).
+					rLo = math.Max(rLo, math.Min(math.Floor(ref.limit)/ref.all, littleSlowBias*rLo))
+				}
 				s.learnR0(rLo, k, !s.r0ok)
 			}
 			if s.phase == littleCruise && s.steady {
