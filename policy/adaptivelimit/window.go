@@ -73,9 +73,7 @@ func (l *Limiter) endWindow(ctx context.Context, now int64) {
 		// look is another trip's worth of drops away (so that a window
 		// with many drops among more successes costs a look per trip, not
 		// one per drop).
-		if early {
-			l.dropTrip.Store(l.winDrops.Load() + int64(dropTrip(&l.cfg, w.limit)))
-		}
+		l.dropTrip.Store(l.winDrops.Load() + int64(dropTrip(&l.cfg, w.limit)))
 		l.mu.Unlock()
 		return
 	}
@@ -136,10 +134,10 @@ func (l *Limiter) endWindow(ctx context.Context, now int64) {
 }
 
 // dropTrip returns how many drops end a window of Little early, at a limit:
-// a window whose drops pass this and are most of its samples is an
-// overload to answer at once, not a second later. A quarter of the limit
-// (the calls that timed out in about one latency at a quarter of the
-// calls in flight), and at least MinWindowSamples.
+// a window whose drops reach this and are two thirds of its samples is an
+// overload to answer at once, not a second later. Half the limit (half the
+// calls in flight timed out), and at least twice MinWindowSamples, so that
+// the share is read on enough samples.
 func dropTrip(cfg *Config, limit int) int {
 	return max(2*cfg.MinWindowSamples, limit/2)
 }
