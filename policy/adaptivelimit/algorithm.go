@@ -45,6 +45,7 @@ func (a *algorithm) init(cfg *Config) {
 // figures are what a completed window tells the algorithm.
 type figures struct {
 	rtt      time.Duration // average latency of the window's samples
+	okRTT    time.Duration // ... of those that were not drops (rtt if all were)
 	maxIF    int           // most calls in flight during the window
 	samples  int           // samples recorded (drops included)
 	drops    int           // samples that were drops

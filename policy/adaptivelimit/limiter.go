@@ -91,7 +91,10 @@ const hotStateSize = padSize + 24
 type stripe struct {
 	sum   atomic.Int64 // latency of the samples recorded here, in nanoseconds
 	drops atomic.Int64 // samples recorded here that were drops
-	_     [padSize - 16]byte
+	// dropSum is the latency of those drops: Little tells the latency of
+	// the calls that succeed from that of the ones that time out.
+	dropSum atomic.Int64
+	_       [padSize - 24]byte
 }
 
 // sampleInc, added to hotState.word, frees a slot and counts a sample.
@@ -391,6 +394,7 @@ func (l *Limiter) release(ctx context.Context, p Permit, o Outcome, end int64) {
 	var trip bool
 	if o == OutcomeDrop {
 		st.drops.Add(1)
+		st.dropSum.Add(lat)
 		trip = l.earlyEnd && l.winDrops.Add(1) >= l.dropTrip.Load()
 	}
 	// The sum goes in before the count, so a window never counts a sample

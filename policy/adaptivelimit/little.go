@@ -67,6 +67,7 @@ const (
 // change by how goodput and latency answered it.
 type littleRef struct {
 	limit, x, rtt float64
+	ok            float64 // its latency of calls that were not drops
 	all           float64 // its completions a nanosecond, drops included
 	step          float64 // the smallest change it can verify
 	set           bool
@@ -79,7 +80,8 @@ type little struct {
 	windows int
 	phase   uint8
 
-	r0     float64 // no-load latency in nanoseconds
+	r0     float64 // no-load latency in nanoseconds, of the calls that succeed
+	r0a    float64 // and the time a call holds its slot at no load, drops included
 	r0w    float64 // samples behind r0
 	r0ok   bool    // r0 is known
 	proven bool    // r0 was measured at a limit shown to be below the knee
@@ -95,6 +97,7 @@ type little struct {
 
 	// The epoch: clean windows pooled since the last decision.
 	ek, ed, esum, edur, emax float64
+	eok                      float64 // latency of the epoch's calls that were not drops
 	emaxPrev                 float64 // emax of the last epoch judged
 	edurPrev                 float64 // and its duration
 	appRTT                   float64 // the latency of the last epoch, if the limit did not bind in it
@@ -120,6 +123,7 @@ type little struct {
 	upEvery    int       // epochs held before a verified step up
 	steady     bool      // the last epoch judged was steady: its completions times latency were its calls in flight
 	restore    float64   // the latency at the lower limit while going back up tests a new normal
+	restoreA   float64   // and its time in the slot, drops included
 	lastE      float64   // the share of the last verified change that throughput followed
 	overLimit  float64   // the limit an overload cut came from, while the no-load latency is unknown
 	overRTT    float64   // and the latency there
@@ -128,6 +132,7 @@ type little struct {
 	lastX      float64   // the goodput of the last epoch judged
 	lastL      float64   // and its limit
 	lastAll    float64   // and its completions, drops included
+	lastOK     float64   // and its latency of calls that were not drops
 	dropRef    littleRef // the limit and goodput before a cut on drops alone, to verify it
 	dropF      float64   // the drop share that made that cut
 }
@@ -140,6 +145,12 @@ func (s *little) update(cfg *Config, limit float64, f figures) float64 {
 		s.upEvery = littleUpFirst
 	}
 	rtt, k, d, dur := float64(f.rtt), float64(f.samples), float64(f.drops), float64(f.duration)
+	// Latency as a sign of a queue is read on the calls that succeeded: a
+	// call that timed out reports its timeout, however long the dependency
+	// would have taken, and one such call among a few dozen moves the mean
+	// by more than any queue would. Drops have their own test (their share
+	// against the usual one). Little's law (calls in flight) takes all.
+	rs := float64(f.okRTT)
 	if k <= 0 || dur <= 0 {
 		return limit
 	}
@@ -163,7 +174,7 @@ func (s *little) update(cfg *Config, limit float64, f figures) float64 {
 	if !dead || !s.chgDown {
 		// After a growth the calls of before only make the window look
 		// better: overload still shows.
-		if next, ok := s.overloaded(cfg, limit, f, rtt, k, d, dur); ok {
+		if next, ok := s.overloaded(cfg, limit, f, rtt, rs, k, d, dur); ok {
 			return next
 		}
 	} else if k2, d2 := k-s.chgN, d-s.chgN; k2 >= littleMinSamples && d2 >= 3 &&
@@ -174,7 +185,7 @@ func (s *little) update(cfg *Config, limit float64, f figures) float64 {
 		// limit after the cut is overloaded too: waiting a window more
 		// for it to be judged lets the work of abandoned calls pile up.
 		f.overload = false
-		if next, ok := s.overloaded(cfg, limit, f, rtt, k2, d2, dur); ok {
+		if next, ok := s.overloaded(cfg, limit, f, rtt, rs, k2, d2, dur); ok {
 			return next
 		}
 	}
@@ -200,6 +211,7 @@ func (s *little) update(cfg *Config, limit float64, f figures) float64 {
 	s.ek += k
 	s.ed += d
 	s.esum += rtt * k
+	s.eok += rs * (k - d)
 	s.edur += dur
 	s.emax = math.Max(s.emax, float64(f.maxIF))
 	if s.phase == littleCruise && s.ek < littleCruiseSamples && !s.clearQueue(cfg, limit) && math.Floor(limit) > 1 ||
@@ -223,10 +235,10 @@ func (s *little) update(cfg *Config, limit float64, f figures) float64 {
 // overloaded handles a window that shows overload whatever else it says:
 // LatencyCeiling passed, drops well above their usual share, or a latency
 // far above the no-load one. It cuts at once, by at most half.
-func (s *little) overloaded(cfg *Config, limit float64, f figures, rtt, k, d, dur float64) (float64, bool) {
+func (s *little) overloaded(cfg *Config, limit float64, f figures, rtt, rs, k, d, dur float64) (float64, bool) {
 	strong := f.overload ||
 		(d >= 3 && d/k > math.Max(littleDropShare, s.f0+s.dropExcess(d/k, k))) ||
-		(s.r0ok && k >= 5 && rtt > littleLatencyJump*s.r0)
+		(s.r0ok && k >= 5 && rs > littleLatencyJump*s.r0)
 	if !strong {
 		return 0, false
 	}
@@ -261,7 +273,7 @@ func (s *little) overloaded(cfg *Config, limit float64, f figures, rtt, k, d, du
 		next = limit * math.Max(littleDeepCut, 1-d/k)
 	}
 	s.dropRef.set = false
-	if !f.overload && !(s.r0ok && rtt > littleLatencyJump*s.r0) {
+	if !f.overload && !(s.r0ok && rs > littleLatencyJump*s.r0) {
 		// Drops alone: the overload is as deep as they pass their usual
 		// share. A heavy tail under a tight timeout drops a steady share
 		// anyway, and a window that passes it by a little is cut by a
@@ -278,12 +290,12 @@ func (s *little) overloaded(cfg *Config, limit float64, f figures, rtt, k, d, du
 		s.dropRef, s.dropF = littleRef{limit: limit, x: xr, set: true}, d/k
 	}
 	if s.r0ok {
-		next = math.Max(limit*floor, math.Min(next, s.target(k/dur, s.r0)))
+		next = math.Max(limit*floor, math.Min(next, s.target(k/dur, s.r0a)))
 		s.phase = littleCruise
 	} else {
 		s.phase = littleDescend
 		if s.overLimit == 0 || limit < s.overLimit {
-			s.overLimit, s.overRTT = limit, rtt // the lowest limit seen overloaded
+			s.overLimit, s.overRTT = limit, rs // the lowest limit seen overloaded
 		}
 	}
 	s.ref.set, s.probing, s.step, s.restore = false, false, 0, 0 // an overloaded window is no reference
@@ -294,7 +306,11 @@ func (s *little) overloaded(cfg *Config, limit float64, f figures, rtt, k, d, du
 func (s *little) decide(cfg *Config, limit float64, now int64) float64 {
 	s.preGrow = 0 // this epoch judges the last growth
 	k, d := s.ek, s.ed
-	rtt := s.esum / k
+	rtt := s.esum / k // the time a call held its slot
+	rs, ks := rtt, math.Max(1, k-d)
+	if k > d {
+		rs = s.eok / (k - d) // the latency of the calls that succeeded
+	}
 	all := k / s.edur     // samples per nanosecond
 	x := (k - d) / s.edur // goodput
 	// The limit binds, or the calls in flight still climb towards it
@@ -320,23 +336,23 @@ func (s *little) decide(cfg *Config, limit float64, now int64) float64 {
 	} else {
 		s.steady = true
 	}
-	sigma := s.noise(rtt, k, limit)
+	sigma := s.noise(rs, ks, limit)
 	// The smallest change the next epoch can verify: goodput and latency
 	// must move by several noise units.
 	s.verifyStep = math.Min(littleMaxVerify, math.Max(littleMinVerify, littleVerifyNoise*sigma))
 	s.head = littleHeadroom + math.Min(math.Min(sigma, littleCVPrior/math.Sqrt(k)), littleMaxNoiseHead)
-	s.ek, s.ed, s.esum, s.edur, s.emax = 0, 0, 0, 0, 0
+	s.ek, s.ed, s.esum, s.edur, s.emax, s.eok = 0, 0, 0, 0, 0, 0
 	// A reference is good for the first epoch after its change only: a
 	// later one would mix in whatever else changed since.
 	ref, probing := s.ref, s.probing
 	s.ref.set, s.probing = false, false
 
-	s.lastX, s.lastL, s.lastAll = x, limit, all
+	s.lastX, s.lastL, s.lastAll, s.lastOK = x, limit, all, rs
 	if dr := s.dropRef; dr.set {
 		s.dropRef.set = false
 		tol := math.Max(littleMinTol, littleTolerance*sigma)
 		if lnL := math.Log(math.Floor(limit) / math.Floor(dr.limit)); lnL < 0 && s.r0ok && s.phase == littleCruise && k >= littleDeepSamples &&
-			math.Log(x/dr.x)/lnL >= littleBelowKnee && rtt <= s.r0*(1+s.headroom()+tol) {
+			math.Log(x/dr.x)/lnL >= littleBelowKnee && rs <= s.r0*(1+s.headroom()+tol) {
 			// A cut on drops alone that goodput followed, with no queue
 			// at the lower limit: the limit was not above the knee, and
 			// the drops were the dependency's own (a heavy tail under a
@@ -361,7 +377,7 @@ func (s *little) decide(cfg *Config, limit float64, now int64) float64 {
 		// The limit did not bind: the dependency kept up, so the latency is
 		// (close to) its no-load latency.
 		tol := math.Max(littleMinTol, littleTolerance*sigma)
-		if climb := math.Log(rtt / s.appRTT); !s.proven && s.appRTT > 0 && s.appX > 0 &&
+		if climb := math.Log(rs / s.appRTT); !s.proven && s.appRTT > 0 && s.appX > 0 &&
 			climb > math.Max(2*tol, littleClimbShare) && math.Log(x/s.appX) < math.Min(climb/4, tol) &&
 			s.emaxPrev > prevMax+math.Max(littleClimb, littleClimbShare*prevMax) {
 			// Not yet: the limit does not bind, yet from one epoch to the
@@ -375,7 +391,7 @@ func (s *little) decide(cfg *Config, limit float64, now int64) float64 {
 			// the lower latency (Little's law, each at least the no-load
 			// latency): cut there at once rather than wait for the queue to
 			// reach the limit, and look for the knee below.
-			next := math.Min(limit, math.Max(x*math.Min(rtt, s.appRTT), 1))
+			next := math.Min(limit, math.Max(x*math.Min(rs, s.appRTT), 1))
 			s.phase, s.r0ok, s.appRTT, s.appX, s.overLimit = littleDescend, false, 0, 0, 0
 			// The latency of these epochs differed by the queue that grew,
 			// not by noise: forget what noise() learnt from them.
@@ -385,14 +401,14 @@ func (s *little) decide(cfg *Config, limit float64, now int64) float64 {
 		}
 		// Until two epochs agree, each replaces the last (early epochs of
 		// a slow dependency see only its shortest calls).
-		s.learnR0(rtt, k, !s.proven)
+		s.learnR0(rs, rtt, k, !s.proven)
 		// A queue that still grows (the limit far above the knee, and the
 		// in-flight calls bounded by the load) looks like this too, but not
 		// for two epochs in a row at the same latency.
-		if s.appRTT > 0 && math.Abs(math.Log(rtt/s.appRTT)) <= tol {
+		if s.appRTT > 0 && math.Abs(math.Log(rs/s.appRTT)) <= tol {
 			s.proven = true
 		}
-		s.appRTT, s.appX = rtt, x
+		s.appRTT, s.appX = rs, x
 		s.f0 += 0.2 * (d/k - s.f0)
 		if s.phase != littleCruise {
 			s.phase = littleSlow
@@ -402,16 +418,16 @@ func (s *little) decide(cfg *Config, limit float64, now int64) float64 {
 	s.appRTT, s.appX = 0, 0
 	tol := math.Max(littleMinTol, littleTolerance*sigma)
 	if ref.set {
-		if next, ok := s.verify(cfg, ref, probing, limit, x, rtt, k, tol, now); ok {
+		if next, ok := s.verify(cfg, ref, probing, limit, x, rtt, rs, k, tol, now); ok {
 			return next
 		}
 	}
 
 	switch s.phase {
 	case littleStart, littleSlow:
-		if s.phase == littleSlow && (rtt > s.r0*(1+s.headroom()+tol) ||
+		if s.phase == littleSlow && (rs > s.r0*(1+s.headroom()+tol) ||
 			s.steady && s.lastE < littleFastShare && s.r0w >= littleR0Samples/2 &&
-				rtt > s.r0*(1+math.Max(2*tol, s.headroom()/2))) {
+				rs > s.r0*(1+math.Max(2*tol, s.headroom()/2))) {
 			// A queue: the knee is below. (Not only once it passes the
 			// headroom: where goodput did not quite follow the last
 			// doubling either, a rise of latency by twice what the noise
@@ -453,7 +469,7 @@ func (s *little) decide(cfg *Config, limit float64, now int64) float64 {
 		return s.move(cfg, limit, factor*limit, x, rtt, now)
 	case littleDescend:
 		if s.overLimit > 0 && 2*limit < s.overLimit &&
-			!(s.overRTT > 0 && math.Log(rtt/s.overRTT) < littleFollowed*math.Log(limit/s.overLimit)) {
+			!(s.overRTT > 0 && math.Log(rs/s.overRTT) < littleFollowed*math.Log(limit/s.overLimit)) {
 			// Cut here by overload, and half or less of the limit that
 			// was overloaded: the knee may lie above as well as below.
 			// Probe upwards first, as at the start. (Unless the latency
@@ -470,7 +486,7 @@ func (s *little) decide(cfg *Config, limit float64, now int64) float64 {
 		if limit <= float64(cfg.MinLimit) {
 			// Nothing below to try: the latency at the lowest limit is
 			// the no-load latency.
-			s.learnR0(rtt, k, true)
+			s.learnR0(rs, rtt, k, true)
 			s.proven = true
 			s.phase = littleCruise
 			return limit
@@ -482,12 +498,12 @@ func (s *little) decide(cfg *Config, limit float64, now int64) float64 {
 	// second without a queue: the target is that plus the headroom. Above
 	// the knee it is the knee whatever the limit; below it, it is the limit
 	// plus the headroom, so following it grows the limit.
-	q := rtt/s.r0 - 1
+	q := rs/s.r0 - 1
 	if q < -tol && s.fast {
 		// Two epochs in a row faster than the no-load latency: the
 		// dependency got faster.
-		s.learnR0(rtt, k, false)
-		q = rtt/s.r0 - 1
+		s.learnR0(rs, rtt, k, false)
+		q = rs/s.r0 - 1
 	}
 	s.fast = q < -tol
 	if math.Floor(limit) <= 1 && s.steady && !probing && d/k <= s.f0+littleDropExcess {
@@ -496,8 +512,8 @@ func (s *little) decide(cfg *Config, limit float64, now int64) float64 {
 		// short epoch errs by its noise, and one that errs low keeps the
 		// limit at one for ever (the target of Little's law cannot pass
 		// 1.5 from there).
-		s.learnR0(rtt, k, false)
-		q = rtt/s.r0 - 1
+		s.learnR0(rs, rtt, k, false)
+		q = rs/s.r0 - 1
 	}
 	h := s.headroom()
 	if q <= h+tol {
@@ -515,7 +531,7 @@ func (s *little) decide(cfg *Config, limit float64, now int64) float64 {
 		s.since, s.probing, s.step = 0, true, 0
 		return s.move(cfg, limit, limit*littleProofCut, x, rtt, now)
 	}
-	target := s.target(all, s.r0)
+	target := s.target(all, s.r0a)
 	if q <= h+tol {
 		s.suspect = false
 	}
@@ -532,13 +548,13 @@ func (s *little) decide(cfg *Config, limit float64, now int64) float64 {
 		s.hold = 0
 		s.suspect = false
 		return s.cut(cfg, limit, x, all, rtt, now)
-	case target > limit && (q < h/2 || s.step > 0 && rtt <= s.streakRTT*(1+math.Max(h/2, tol))):
+	case target > limit && (q < h/2 || s.step > 0 && rs <= s.streakRTT*(1+math.Max(h/2, tol))):
 		// No queue to speak of: below the knee, or at it. Grow to the
 		// target, faster while the latency stays where the streak of
 		// growth began.
 		s.hold = 0
 		if s.step == 0 {
-			s.streakRTT = rtt
+			s.streakRTT = rs
 		}
 		next := math.Max(target, limit*(1+s.step))
 		s.step = math.Min(math.Max(2*s.step, littleStepFirst), 1)
@@ -576,14 +592,14 @@ func (s *little) clearQueue(cfg *Config, limit float64) bool {
 	if s.cvCount < 10 {
 		cv = math.Max(cv, littleCVPrior)
 	}
-	tol := math.Max(littleMinTol, littleTolerance*cv/math.Sqrt(s.ek))
-	return s.esum/s.ek > s.r0*(1+s.headroom()+2*tol)
+	tol := math.Max(littleMinTol, littleTolerance*cv/math.Sqrt(math.Max(1, s.ek-s.ed)))
+	return s.eok/math.Max(1, s.ek-s.ed) > s.r0*(1+s.headroom()+2*tol)
 }
 
 // cut lowers the limit to the target of Little's law, by at least
 // s.verifyStep so that the next epoch can verify it, and at most half.
 func (s *little) cut(cfg *Config, limit, x, all, rtt float64, now int64) float64 {
-	target := s.target(all, s.r0)
+	target := s.target(all, s.r0a)
 	if math.Floor(target) >= math.Floor(limit) {
 		// The queue is within the integer part: nothing to cut.
 		return s.change(cfg, limit, target, now, rtt)
@@ -598,14 +614,14 @@ func (s *little) cut(cfg *Config, limit, x, all, rtt float64, now int64) float64
 // move changes the limit from limit to next and keeps the epoch before the
 // change as the reference for verifying it.
 func (s *little) move(cfg *Config, limit, next, x, rtt float64, now int64) float64 {
-	s.ref = littleRef{limit: limit, x: x, rtt: rtt, all: s.lastAll, step: s.verifyStep, set: true, steady: s.steady}
+	s.ref = littleRef{limit: limit, x: x, rtt: rtt, ok: s.lastOK, all: s.lastAll, step: s.verifyStep, set: true, steady: s.steady}
 	return s.change(cfg, limit, next, now, rtt)
 }
 
 // change moves the limit to next, opening a new epoch and a dead time.
 func (s *little) change(cfg *Config, limit, next float64, now int64, rtt float64) float64 {
 	next = clampFloat(next, cfg)
-	s.ek, s.ed, s.esum, s.edur, s.emax = 0, 0, 0, 0, 0
+	s.ek, s.ed, s.esum, s.edur, s.emax, s.eok = 0, 0, 0, 0, 0, 0
 	switch {
 	case math.Floor(next) > math.Floor(limit):
 		s.preGrow = limit
@@ -625,33 +641,33 @@ func (s *little) change(cfg *Config, limit, next float64, now int64, rtt float64
 // which; the knee is at most the higher goodput times the latency at the
 // lower limit (Little's law at the knee; exact when the knee lies between
 // the two). It returns false when the phase's own rule decides.
-func (s *little) verify(cfg *Config, ref littleRef, probing bool, limit, x, rtt, k, tol float64, now int64) (float64, bool) {
+func (s *little) verify(cfg *Config, ref littleRef, probing bool, limit, x, rtt, rs, k, tol float64, now int64) (float64, bool) {
 	lnL := math.Log(limit / ref.limit)
 	if math.Abs(lnL) < ref.step*0.99 || ref.x <= 0 || x <= 0 {
 		return 0, false
 	}
 	// Goodput and latency each say how much of the change went into
 	// throughput, with partly independent noise: average the two.
-	e := (math.Log(x/ref.x) + lnL - math.Log(rtt/ref.rtt)) / (2 * lnL)
+	e := (math.Log(x/ref.x) + lnL - math.Log(rs/ref.ok)) / (2 * lnL)
 	s.lastE = e
 	lo, hi := math.Min(limit, ref.limit), math.Max(limit, ref.limit)
 	// By Little's law the calls in flight are all completions times
 	// their latency, drops included: a call that times out holds its slot
 	// until it does.
-	rLo, aHi := rtt, ref.all
+	rLo, sLo, aHi := rtt, rs, ref.all // sLo: the latency of calls that succeeded
 	if lnL > 0 {
-		rLo, aHi = ref.rtt, s.lastAll
+		rLo, sLo, aHi = ref.rtt, ref.ok, s.lastAll
 	}
 	knee := math.Min(hi, math.Max(lo, s.target(aHi, rLo)))
-	restore := s.restore
-	s.restore = 0
+	restore, restoreA := s.restore, s.restoreA
+	s.restore, s.restoreA = 0, 0
 	if lnL > 0 && restore > 0 {
 		if e >= 0.5 && math.Log(x/ref.x) >= 0.5*lnL {
 			// Goodput followed the way back up: a new normal. Goodput
 			// itself must follow, not only the latency: the latency at
 			// the lower limit may still carry a queue from before, and a
 			// new normal taken from it would put the queue into r0.
-			s.learnR0(restore, k, true)
+			s.learnR0(restore, restoreA, k, true)
 			s.proven = true
 		}
 		return 0, false
@@ -673,14 +689,16 @@ func (s *little) verify(cfg *Config, ref littleRef, probing bool, limit, x, rtt,
 					// the limit over the completions a second (at most
 					// littleSlowBias times the mean, since the calls in
 					// flight may have filled the limit only at a peak).
-					rLo = math.Max(rLo, math.Min(math.Floor(ref.limit)/ref.all, littleSlowBias*rLo))
+					r := math.Max(rLo, math.Min(math.Floor(ref.limit)/ref.all, littleSlowBias*rLo))
+					sLo *= r / rLo
+					rLo = r
 				}
-				s.learnR0(rLo, k, !s.r0ok)
+				s.learnR0(sLo, rLo, k, !s.r0ok)
 			}
 			if s.phase == littleCruise && s.steady {
-				s.learnR0(rtt, k, false) // the upper limit is below the knee too
+				s.learnR0(rs, rtt, k, false) // the upper limit is below the knee too
 				// Below the knee: go on growing, faster while latency holds.
-				s.step, s.streakRTT, s.hold = littleStepFirst, rtt, 0
+				s.step, s.streakRTT, s.hold = littleStepFirst, rs, 0
 			} else {
 				s.phase = littleSlow
 			}
@@ -697,17 +715,17 @@ func (s *little) verify(cfg *Config, ref littleRef, probing bool, limit, x, rtt,
 			return s.change(cfg, limit, lo*descent(k), now, rtt), true
 		case e > littleAboveKnee && !s.r0ok:
 			// The knee seems to lie between: a guess, to be proven.
-			s.learnR0(rLo, k, true)
+			s.learnR0(sLo, rLo, k, true)
 		case e <= littleAboveKnee:
 			// Growth went past the knee: back to what Little's law says
 			// the dependency serves, at most the lower limit.
 			s.upEvery = min(2*s.upEvery, littleUpMax)
-			knee = math.Min(lo, math.Max(lo*littleMaxCut, s.target(s.lastAll, s.r0)))
+			knee = math.Min(lo, math.Max(lo*littleMaxCut, s.target(s.lastAll, s.r0a)))
 		}
 		s.phase = littleCruise
 		return s.change(cfg, limit, knee, now, rtt), true
 	}
-	fits := s.r0ok && rLo <= s.r0*(1+s.headroom()+tol)
+	fits := s.r0ok && sLo <= s.r0*(1+s.headroom()+tol)
 	// The share of the cut that goodput alone followed: where the latency
 	// at the lower limit still carries the queue of before (a slow
 	// dependency's dead time), e says the cut was followed when goodput
@@ -723,9 +741,9 @@ func (s *little) verify(cfg *Config, ref littleRef, probing bool, limit, x, rtt,
 		// is at most the latency now. Only a latency below the one known
 		// by more than the noise says so: folding in every epoch that
 		// happens to be faster would ratchet it down on noise alone.
-		faster := s.r0ok && rtt < s.r0*(1-math.Min(tol, 0.5))
+		faster := s.r0ok && rs < s.r0*(1-math.Min(tol, 0.5))
 		if faster && s.phase == littleCruise && !probing {
-			s.learnR0(rtt, k, false)
+			s.learnR0(rs, rtt, k, false)
 		}
 		if probing && fits && !faster {
 			// A probe that found the latency at the lower limit where the
@@ -748,8 +766,8 @@ func (s *little) verify(cfg *Config, ref littleRef, probing bool, limit, x, rtt,
 		// its capacity fell while the cut was measured. Going back up
 		// tells: goodput follows a new normal up again, not a capacity
 		// that fell.
-		s.restore = rLo
-		s.ref = littleRef{limit: limit, x: x, rtt: rtt, all: s.lastAll, step: ref.step, set: true, steady: s.steady}
+		s.restore, s.restoreA = sLo, rLo
+		s.ref = littleRef{limit: limit, x: x, rtt: rtt, ok: rs, all: s.lastAll, step: ref.step, set: true, steady: s.steady}
 		return s.change(cfg, limit, hi, now, rtt), true
 	}
 	// A cut went below the knee, or the knee lies between: the latency at
@@ -757,9 +775,9 @@ func (s *little) verify(cfg *Config, ref littleRef, probing bool, limit, x, rtt,
 	// the one known unless the cut clearly went below the knee: a latency
 	// in the band would otherwise creep it up.
 	if !s.r0ok || s.phase != littleCruise && s.steady {
-		s.learnR0(rLo, k, true)
-	} else if s.steady && (e >= littleBelowKnee || rLo <= s.r0*(1+tol)) {
-		s.learnR0(rLo, k, false)
+		s.learnR0(sLo, rLo, k, true)
+	} else if s.steady && (e >= littleBelowKnee || sLo <= s.r0*(1+tol)) {
+		s.learnR0(sLo, rLo, k, false)
 	}
 	if e >= littleBelowKnee || e >= 0.5 && (s.proven || probing) || fell && e <= littleAboveKnee {
 		s.proven = true
@@ -816,11 +834,12 @@ func descent(k float64) float64 {
 // no-load latency: an average weighted by samples over at most
 // littleR0Samples of them, so that one noisy epoch does not set it; fresh
 // starts it over.
-func (s *little) learnR0(rtt, k float64, fresh bool) {
+func (s *little) learnR0(rs, rtt, k float64, fresh bool) {
 	if fresh || s.r0w == 0 {
-		s.r0, s.r0w = rtt, k
+		s.r0, s.r0a, s.r0w = rs, rtt, k
 	} else {
-		s.r0 = (s.r0*s.r0w + rtt*k) / (s.r0w + k)
+		s.r0 = (s.r0*s.r0w + rs*k) / (s.r0w + k)
+		s.r0a = (s.r0a*s.r0w + rtt*k) / (s.r0w + k)
 		s.r0w = math.Min(s.r0w+k, littleR0Samples)
 	}
 	s.r0ok = true

@@ -33,6 +33,7 @@ func (m *littleModel) window() float64 {
 	m.now += int64(time.Second)
 	m.limit = m.s.update(&m.cfg, m.limit, figures{
 		rtt:      time.Duration(rtt),
+		okRTT:    time.Duration(rtt),
 		maxIF:    int(l),
 		samples:  int(l * float64(time.Second) / rtt),
 		duration: int64(time.Second),

@@ -15,6 +15,7 @@ type windowState struct {
 	baseSamples uint32
 	baseSum     int64
 	baseDrops   int64
+	baseDropSum int64
 
 	start   int64 // clock reading when the current window began
 	windows int64 // windows completed
@@ -62,10 +63,11 @@ func (l *Limiter) endWindow(ctx context.Context, now int64) {
 		l.mu.Unlock()
 		return
 	}
-	var sum, drops int64
+	var sum, drops, dropSum int64
 	for i := range l.stripes {
 		sum += l.stripes[i].sum.Load()
 		drops += l.stripes[i].drops.Load()
+		dropSum += l.stripes[i].dropSum.Load()
 	}
 	if early && (drops-w.baseDrops < l.dropTrip.Load() || 3*(drops-w.baseDrops) <= 2*int64(samples)) {
 		// Ended early by drops (Little): only when they are most of the
@@ -84,11 +86,15 @@ func (l *Limiter) endWindow(ctx context.Context, now int64) {
 	l.raiseMax(uint32(l.hot.word.Load()))
 
 	windowDrops := int(drops - w.baseDrops)
-	w.baseSamples, w.baseSum, w.baseDrops = uint32(word>>32), sum, drops
+	okRTT := rtt
+	if ok := int64(samples) - int64(windowDrops); ok > 0 {
+		okRTT = time.Duration((sum - w.baseSum - (dropSum - w.baseDropSum)) / ok)
+	}
+	w.baseSamples, w.baseSum, w.baseDrops, w.baseDropSum = uint32(word>>32), sum, drops, dropSum
 	overload := l.cfg.LatencyCeiling > 0 && rtt > l.cfg.LatencyCeiling
 	old := w.limit
 	w.limit = w.alg.update(&l.cfg, w.limit, figures{
-		rtt: rtt, maxIF: maxIF, samples: int(samples), drops: windowDrops,
+		rtt: rtt, okRTT: okRTT, maxIF: maxIF, samples: int(samples), drops: windowDrops,
 		duration: now - w.start, now: now, overload: overload,
 	})
 	w.start = now
