@@ -49,7 +49,7 @@ const (
 	littleStepFirst      = 1.0 / 8 // the first accelerated growth, as a share of the limit
 	littleR0Samples      = 400     // the no-load latency averages over at most this many samples
 	littleRestoreShare   = 0.4     // a cut that goodput followed this much, latency staying high, is tested by going back up
-	littleProofCut       = 0.8     // a probe that proves the no-load latency cuts the limit to this share
+	littleProofCut       = 0.88    // a probe that proves the no-load latency cuts the limit to this share
 	littleProofAfter     = 2       // epochs in cruise before a probe proves an unproven no-load latency
 	littleProofEvery     = 120     // epochs between probes of a proven no-load latency
 	littleFollowed       = 0.75    // latency that fell by this share of a cut (log) fell with the limit: a queue
