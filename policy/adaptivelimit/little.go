@@ -721,6 +721,11 @@ func (s *little) verify(cfg *Config, ref littleRef, probing bool, limit, x, rtt,
 			// the dependency serves, at most the lower limit.
 			s.upEvery = min(2*s.upEvery, littleUpMax)
 			knee = math.Min(lo, math.Max(lo*littleMaxCut, s.target(s.lastAll, s.r0a)))
+			if n := math.Floor(hi) - math.Floor(lo); n > 1 && n <= 3 {
+				// A doubling of a small limit skips a call or two that
+				// may be the knee: Little's law tells, without headroom.
+				knee = math.Max(lo, math.Min(littleTarget(s.lastAll, s.r0a), math.Floor(hi)-0.5))
+			}
 		}
 		s.phase = littleCruise
 		return s.change(cfg, limit, knee, now, rtt), true
