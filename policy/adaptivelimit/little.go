@@ -569,7 +569,7 @@ func (s *little) decide(cfg *Config, limit float64, now int64) float64 {
 	// verified change needs (a third of the limit at 3), and so is the
 	// queue it adds when the limit was at the knee: try it as much less
 	// often as it is larger.
-	if float64(s.hold) >= float64(s.upEvery)*math.Max(1, math.Log1p(1/math.Max(1, math.Floor(limit)))/littleMaxVerify) && q <= h {
+	if float64(s.hold) >= float64(s.upEvery)*math.Sqrt(math.Max(1, math.Log1p(1/math.Max(1, math.Floor(limit)))/littleMaxVerify)) && q <= h {
 		// (Only from the lower half of the band: above the headroom the
 		// latency already shows the queue a step up would add to.)
 		s.hold = 0
