@@ -202,7 +202,8 @@ func (s *little) update(cfg *Config, limit float64, f figures) float64 {
 		// like a queue. Another window tells.
 		dead = true
 	}
-	if dead || s.windows == 1 && !(slow && f.duration >= 2*int64(cfg.Window)) {
+	one := math.Floor(limit) <= 1 // one call at a time: no call is cut short by the window's start
+	if dead || s.windows == 1 && !(slow && f.duration >= 2*int64(cfg.Window)) && !one {
 		// The first window is judged only where the dependency is so
 		// slow that it had to be stretched to gather its samples: it then
 		// spans a few latencies, and waiting for another costs seconds.
