@@ -49,6 +49,13 @@ func (h *completions) Pop() any {
 // drops released at the timeout.
 func saturate(t *testing.T, cfg adaptivelimit.Config, dep shape, d, timeout time.Duration) []int {
 	t.Helper()
+	return saturateTail(t, cfg, dep, d, timeout, 0, 0)
+}
+
+// saturateTail is saturate with a tail: a deterministic share tail of the
+// calls (one in 1/tail, spread by frac) takes tailX times its latency.
+func saturateTail(t *testing.T, cfg adaptivelimit.Config, dep shape, d, timeout time.Duration, tail, tailX float64) []int {
+	t.Helper()
 	cfg.Algorithm = adaptivelimit.Little
 	clk := clocktest.NewManualClock()
 	l, err := adaptivelimit.New(cfg, policy.Env{Clock: clk})
@@ -66,6 +73,9 @@ func saturate(t *testing.T, cfg adaptivelimit.Config, dep shape, d, timeout time
 			c, s := dep(now)
 			inflight := h.InFlight()
 			lat := time.Duration(float64(s) * math.Max(1, float64(inflight)/float64(c)) * (0.95 + 0.1*frac(n)))
+			if frac(3*n+1) < tail {
+				lat = time.Duration(float64(lat) * tailX)
+			}
 			n++
 			o := adaptivelimit.OutcomeSuccess
 			if timeout > 0 && lat > timeout {
@@ -211,6 +221,20 @@ func TestLittleDropsCutAtOnce(t *testing.T) {
 	lo, hi := between(limits, 11*time.Second, 20*time.Second)
 	assert.GreaterOrEqual(t, lo, 34)
 	assert.LessOrEqual(t, hi, 55)
+}
+
+// A tail of calls that always time out (one in thirty takes forty times the
+// service time, past a timeout of twenty) is the dependency's own: the limit
+// holds at the knee. Each drop reports the timeout, so one drop more or less
+// in an epoch of a hundred calls moves its mean latency by a fifth; Little
+// reads queues on the latency of the calls that succeeded and judges drops
+// by their share. (Read on the mean of all calls, the limit climbed to 78.)
+func TestLittleTailTimeoutsAreNotAQueue(t *testing.T) {
+	limits := saturateTail(t, adaptivelimit.Config{}, fixed(40, 100*time.Millisecond), 60*time.Second,
+		2*time.Second, 1.0/30, 40)
+	lo, hi := between(limits, 20*time.Second, 60*time.Second)
+	assert.GreaterOrEqual(t, lo, 34, "lowest limit after the start")
+	assert.LessOrEqual(t, hi, 60, "highest limit after the start")
 }
 
 // LatencyCeiling makes a window above it overload, whatever the no-load
