@@ -49,6 +49,7 @@ type figures struct {
 	maxIF    int           // most calls in flight during the window
 	samples  int           // samples recorded (drops included)
 	drops    int           // samples that were drops
+	rejects  int           // calls the limiter turned away during the window
 	duration int64         // how long the window lasted, in nanoseconds
 	now      int64         // clock reading at the end of the window
 	overload bool          // rtt passed LatencyCeiling

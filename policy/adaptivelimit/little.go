@@ -98,6 +98,7 @@ type little struct {
 	// The epoch: clean windows pooled since the last decision.
 	ek, ed, esum, edur, emax float64
 	eok                      float64 // latency of the epoch's calls that were not drops
+	erej                     float64 // calls the limiter turned away during the epoch
 	emaxPrev                 float64 // emax of the last epoch judged
 	edurPrev                 float64 // and its duration
 	appRTT                   float64 // the latency of the last epoch, if the limit did not bind in it
@@ -213,6 +214,7 @@ func (s *little) update(cfg *Config, limit float64, f figures) float64 {
 	s.ed += d
 	s.esum += rtt * k
 	s.eok += rs * (k - d)
+	s.erej += float64(f.rejects)
 	s.edur += dur
 	s.emax = math.Max(s.emax, float64(f.maxIF))
 	if s.phase == littleCruise && s.ek < littleCruiseSamples && !s.clearQueue(cfg, limit) && math.Floor(limit) > 1 ||
@@ -322,8 +324,14 @@ func (s *little) decide(cfg *Config, limit float64, now int64) float64 {
 	// the limit on average, by Little's law, not only at a peak: under
 	// the capacity the calls in flight wander up and down with arrivals,
 	// and a growth they never asked for would seem unanswered.)
+	// (And only while the limiter turns calls away: calls in flight that
+	// climb after a growth with no call rejected are the demand's own
+	// wandering under a limit that no longer binds, not new slots filling
+	// up. Under MaxWait a call waits instead of being rejected, and the
+	// count says nothing.)
 	full := s.emax >= math.Floor(limit) ||
-		s.bound && s.emax > s.emaxPrev+math.Max(littleClimb, littleClimbShare*s.emaxPrev) && s.phase == littleSlow
+		s.bound && s.emax > s.emaxPrev+math.Max(littleClimb, littleClimbShare*s.emaxPrev) && s.phase == littleSlow &&
+			(s.erej > 0 || cfg.MaxWait > 0)
 	s.bound = all*rtt >= littleBound*math.Floor(limit)
 	prevMax := s.emaxPrev
 	s.emaxPrev, s.edurPrev = s.emax, s.edur
@@ -342,7 +350,7 @@ func (s *little) decide(cfg *Config, limit float64, now int64) float64 {
 	// must move by several noise units.
 	s.verifyStep = math.Min(littleMaxVerify, math.Max(littleMinVerify, littleVerifyNoise*sigma))
 	s.head = littleHeadroom + math.Min(math.Min(sigma, littleCVPrior/math.Sqrt(k)), littleMaxNoiseHead)
-	s.ek, s.ed, s.esum, s.edur, s.emax, s.eok = 0, 0, 0, 0, 0, 0
+	s.ek, s.ed, s.esum, s.edur, s.emax, s.eok, s.erej = 0, 0, 0, 0, 0, 0, 0
 	// A reference is good for the first epoch after its change only: a
 	// later one would mix in whatever else changed since.
 	ref, probing := s.ref, s.probing
@@ -622,7 +630,7 @@ func (s *little) move(cfg *Config, limit, next, x, rtt float64, now int64) float
 // change moves the limit to next, opening a new epoch and a dead time.
 func (s *little) change(cfg *Config, limit, next float64, now int64, rtt float64) float64 {
 	next = clampFloat(next, cfg)
-	s.ek, s.ed, s.esum, s.edur, s.emax, s.eok = 0, 0, 0, 0, 0, 0
+	s.ek, s.ed, s.esum, s.edur, s.emax, s.eok, s.erej = 0, 0, 0, 0, 0, 0, 0
 	switch {
 	case math.Floor(next) > math.Floor(limit):
 		s.preGrow = limit

@@ -16,6 +16,7 @@ type windowState struct {
 	baseSum     int64
 	baseDrops   int64
 	baseDropSum int64
+	baseRejects int64 // and of the rejection counter
 
 	start   int64 // clock reading when the current window began
 	windows int64 // windows completed
@@ -91,10 +92,13 @@ func (l *Limiter) endWindow(ctx context.Context, now int64) {
 		okRTT = time.Duration((sum - w.baseSum - (dropSum - w.baseDropSum)) / ok)
 	}
 	w.baseSamples, w.baseSum, w.baseDrops, w.baseDropSum = uint32(word>>32), sum, drops, dropSum
+	rejects := l.rejections.Load()
+	windowRejects := int(rejects - w.baseRejects)
+	w.baseRejects = rejects
 	overload := l.cfg.LatencyCeiling > 0 && rtt > l.cfg.LatencyCeiling
 	old := w.limit
 	w.limit = w.alg.update(&l.cfg, w.limit, figures{
-		rtt: rtt, okRTT: okRTT, maxIF: maxIF, samples: int(samples), drops: windowDrops,
+		rtt: rtt, okRTT: okRTT, maxIF: maxIF, samples: int(samples), drops: windowDrops, rejects: windowRejects,
 		duration: now - w.start, now: now, overload: overload,
 	})
 	w.start = now
