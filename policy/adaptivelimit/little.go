@@ -666,6 +666,20 @@ func (s *little) verify(cfg *Config, ref littleRef, probing bool, limit, x, rtt,
 	rLo, sLo, aHi := rtt, rs, ref.all // sLo: the latency of calls that succeeded
 	if lnL > 0 {
 		rLo, sLo, aHi = ref.rtt, ref.ok, s.lastAll
+		if s.phase != littleCruise && ref.all > 0 && rLo >= littleSlowShare*float64(cfg.Window) {
+			// A slow dependency in slow start: an epoch soon after a
+			// growth completes the short calls of the new slots first,
+			// while the long ones of a heavy tail are still in flight, and
+			// its mean latency is biased low. At a limit that bound,
+			// Little's law gives the mean over the calls in flight too: the
+			// limit over the completions a second (at most littleSlowBias
+			// times the mean, since the calls in flight may have filled the
+			// limit only at a peak). Both the no-load latency learnt and the
+			// knee placed from it take that.
+			r := math.Max(rLo, math.Min(math.Floor(ref.limit)/ref.all, littleSlowBias*rLo))
+			sLo *= r / rLo
+			rLo = r
+		}
 	}
 	knee := math.Min(hi, math.Max(lo, s.target(aHi, rLo)))
 	restore, restoreA := s.restore, s.restoreA
@@ -688,20 +702,6 @@ func (s *little) verify(cfg *Config, ref littleRef, probing bool, limit, x, rtt,
 			// growth that the noise cannot tell from answered goes on: one
 			// more doubling costs less than stopping short).
 			if ref.steady || !s.r0ok {
-				if s.phase != littleCruise && ref.all > 0 && rLo >= littleSlowShare*float64(cfg.Window) {
-					// A slow dependency in slow start: an epoch soon
-					// after a growth completes the short calls of the
-					// new slots first, while the long ones of a heavy
-					// tail are still in flight, and its mean latency
-					// is biased low. At a limit that bound, Little's
-					// law gives the mean over the calls in flight too:
-					// the limit over the completions a second (at most
-					// littleSlowBias times the mean, since the calls in
-					// flight may have filled the limit only at a peak).
-					r := math.Max(rLo, math.Min(math.Floor(ref.limit)/ref.all, littleSlowBias*rLo))
-					sLo *= r / rLo
-					rLo = r
-				}
 				s.learnR0(sLo, rLo, k, !s.r0ok)
 			}
 			if s.phase == littleCruise && s.steady {
