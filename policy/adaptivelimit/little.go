@@ -680,6 +680,14 @@ func (s *little) verify(cfg *Config, ref littleRef, probing bool, limit, x, rtt,
 			sLo *= r / rLo
 			rLo = r
 		}
+	} else if n := math.Floor(limit); s.lastAll > 0 && s.lastAll*rLo > n {
+		// After a cut, an epoch whose completions times latency pass the
+		// lower limit still completes calls admitted before the cut, with
+		// the queue of before: Little's law bounds the latency the lower
+		// limit itself gives by the limit over the completions a second.
+		r := n / s.lastAll
+		sLo *= r / rLo
+		rLo = r
 	}
 	knee := math.Min(hi, math.Max(lo, s.target(aHi, rLo)))
 	restore, restoreA := s.restore, s.restoreA
