@@ -72,6 +72,10 @@ func Judge(sc *Scenario, f, ref Figures) []Check {
 	c := Check{Name: "collapse", Value: worst, Bar: CollapseBelow, OK: !(worst < CollapseBelow)}
 	c.Text = fmt.Sprintf("worst %v stretch: goodput %.3f of what could be served (from %v), bar %.2f",
 		CollapseSpan, worst, at, CollapseBelow)
+	if math.IsNaN(worst) {
+		c.Text = fmt.Sprintf("worst %v stretch: none had anything to serve (the reference served nothing), bar %.2f",
+			CollapseSpan, CollapseBelow)
+	}
 	out = append(out, c)
 
 	if sc.Underload {
@@ -160,8 +164,13 @@ func (r *Result) check(name string) *Check {
 
 func worse(name string, a, b float64) bool {
 	switch name {
-	case "goodput", "collapse":
+	case "goodput":
 		return a < b || math.IsNaN(a)
+	case "collapse":
+		// NaN: no stretch had anything to serve (the reference served
+		// nothing either); the check does not apply, and any figure is
+		// worse than none.
+		return !math.IsNaN(a) && (a < b || math.IsNaN(b))
 	case "settle":
 		return b >= 0 && (a < 0 || a > b)
 	}

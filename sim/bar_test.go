@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -192,5 +193,23 @@ func TestMatrixShape(t *testing.T) {
 		if slices.Contains(Seeds("capacity", 10), seed) {
 			t.Errorf("holdout seed %d is a tuning seed", seed)
 		}
+	}
+}
+
+// A collapse figure of NaN (no stretch had anything to serve) is never the
+// worst of a family: any measured figure is worse.
+func TestWorseCollapseIgnoresNaN(t *testing.T) {
+	nan := math.NaN()
+	if worse("collapse", nan, 0.9) {
+		t.Error("NaN is worse than 0.9")
+	}
+	if !worse("collapse", 0.9, nan) {
+		t.Error("0.9 is not worse than NaN")
+	}
+	if !worse("collapse", 0.5, 0.9) || worse("collapse", 0.9, 0.5) {
+		t.Error("0.5 and 0.9 compared the wrong way")
+	}
+	if !worse("goodput", nan, 0.9) {
+		t.Error("a NaN goodput is no longer the worst")
 	}
 }
