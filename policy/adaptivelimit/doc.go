@@ -35,7 +35,9 @@
 // traffic nothing moves. There is no background goroutine and no ticker.
 // With Little only, a window also ends early, on the drop that brings its
 // drops to max(2*MinWindowSamples, limit/2) if they are two thirds of its
-// samples (except right after the limit was cut).
+// samples (except right after the limit was cut), and Little also gets the
+// window's number of drops, the average latency of its samples that were
+// not drops, and the calls the limiter rejected during it.
 //
 // When the limit goes down below the calls in flight, nothing is
 // interrupted: new calls are rejected until enough have ended. A disabled
@@ -63,7 +65,10 @@
 // law a dependency serving x calls a second without a queue holds x*r0 of
 // them, and Little keeps the limit at that target plus 7% (plus one noise
 // unit where epochs hold few samples, so that it errs above the knee, where
-// an error costs a call of queue, not idle capacity). It judges
+// an error costs a call of queue, not idle capacity). It reads a queue on
+// the latency of the calls that succeeded (a drop reports its timeout, not
+// the dependency's time) and drops by their share; Little's law, which
+// counts slots, takes the latency of all. It judges
 // epochs of at least 20 samples (100 in cruise, unless a queue shows
 // sooner) with thresholds scaled to their measured
 // noise, waits out the dead time after each change, and verifies every large
