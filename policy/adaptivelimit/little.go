@@ -734,10 +734,17 @@ func (s *little) verify(cfg *Config, ref littleRef, probing bool, limit, x, rtt,
 			// The knee seems to lie between: a guess, to be proven.
 			s.learnR0(sLo, rLo, k, true)
 		case e <= littleAboveKnee:
-			// Growth went past the knee: back to what Little's law says
-			// the dependency serves, at most the lower limit.
+			// Growth went past the knee. In cruise, back to the lower
+			// limit: it was shown to serve as much, while Little's law on
+			// the no-load latency learnt from few samples may put the knee
+			// a call or more below it. After a doubling, back to what
+			// Little's law says the dependency serves, at most the lower
+			// limit.
 			s.upEvery = min(2*s.upEvery, littleUpMax)
-			knee = math.Min(lo, math.Max(lo*littleMaxCut, s.target(s.lastAll, s.r0a)))
+			knee = lo
+			if s.phase != littleCruise {
+				knee = math.Min(lo, math.Max(lo*littleMaxCut, s.target(s.lastAll, s.r0a)))
+			}
 			if n := math.Floor(hi) - math.Floor(lo); n > 1 && n <= 3 {
 				// A doubling of a small limit skips a call or two that
 				// may be the knee: Little's law tells, without headroom.

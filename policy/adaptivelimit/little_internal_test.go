@@ -43,3 +43,28 @@ func TestLittleClimbWithoutRejectionsIsNotJudged(t *testing.T) {
 		t.Fatalf("the limit never passed the demand's peaks: %v", limit)
 	}
 }
+
+// In cruise, a step up that goodput did not follow went past the knee: the
+// lower limit served as much, so the limit goes back to it. It must not go
+// below it on Little's law with the no-load latency, which, learnt from few
+// samples of a slow dependency, may be low by a noise unit or more: the
+// lower limit was shown to serve, the figure from the estimate was not (it
+// held the limit at 9 in front of a capacity of 10 on the simulator's
+// 500 ms dependency). The dependency: C=10, 500 ms a call; the no-load
+// latency learnt 20% low; the step from 10 to 11 gains nothing.
+func TestLittleCruiseStepPastTheKneeReturnsToTheLowerLimit(t *testing.T) {
+	cfg := Config{Algorithm: Little, InitialLimit: 10, MaxLimit: 1000}.WithDefaults()
+	const rtt = float64(500 * time.Millisecond)
+	x := 10 / rtt // completions a nanosecond at the knee
+	s := little{phase: littleCruise, r0: 0.8 * rtt, r0a: 0.8 * rtt, r0w: 40, r0ok: true, proven: true,
+		lastAll: x, upEvery: littleUpFirst, steady: true}
+	ref := littleRef{limit: 10, x: x, rtt: rtt, ok: rtt, all: x, step: math.Log(1.1) / 2, set: true, steady: true}
+	// At 11 the same goodput, the latency 10% longer (a queue of one).
+	next, changed := s.verify(&cfg, ref, false, 11, x, 1.1*rtt, 1.1*rtt, 20, 0.05, int64(10*time.Second))
+	if !changed {
+		t.Fatalf("a step up that goodput did not follow was not judged (e %.2f)", s.lastE)
+	}
+	if math.Floor(next) != 10 {
+		t.Fatalf("after a step past the knee from 10 to 11 the limit is %v, want 10 (the lower limit)", next)
+	}
+}
