@@ -130,9 +130,12 @@ func (s *stage[T]) Run(ctx context.Context, next policy.Next[T]) (T, policy.Stam
 	}
 	c.refs.Store(1)
 	next = next.Fresh()
+	// The delay runs from before the first attempt starts: when the
+	// attempt is seen (by its server, on a ManualClock in a test), the
+	// hedge's timer is already armed.
+	timer := h.clock.NewTimer(h.delay)
 	c.start(ctx, next, 1)
 	started, running := 1, 1
-	timer := h.clock.NewTimer(h.delay)
 	tick := timer.C()
 	defer func() {
 		timer.Stop()
@@ -308,8 +311,11 @@ func (s *stage[T]) RunAsync(ctx context.Context, next policy.AsyncNext[T]) *futu
 	callCtx, cancelCall := context.WithCancel(ctx)
 	actx, cancel := context.WithCancel(callCtx)
 	called := false
+	// Armed before the first attempt starts, as in the synchronous stage.
+	timer := h.clock.NewTimer(h.delay)
 	defer func() {
-		if !called { // the call panicked: let go of the contexts
+		if !called { // the call panicked: let go of the contexts and the timer
+			timer.Stop()
 			cancel()
 			cancelCall()
 		}
@@ -319,6 +325,7 @@ func (s *stage[T]) RunAsync(ctx context.Context, next policy.AsyncNext[T]) *futu
 	select {
 	case <-f.Done():
 		// Over already (a rejection, a cached value): nothing to hedge.
+		timer.Stop()
 		cancel()
 		cancelCall()
 		if _, err := f.Get(ctx); err != nil && errors.Is(err, policy.ErrRejected) {
@@ -331,7 +338,7 @@ func (s *stage[T]) RunAsync(ctx context.Context, next policy.AsyncNext[T]) *futu
 	a.futures[0], a.cancels[0] = f, cancel
 	f.OnComplete(a.deliver(1))
 	a.pr.OnCancel(cancelCall)
-	go a.wait(ctx, callCtx, cancelCall)
+	go a.wait(ctx, callCtx, cancelCall, timer)
 	return a.pr.Future()
 }
 
@@ -343,10 +350,9 @@ func (a *asyncCall[T]) deliver(attempt int) func(T, error) {
 }
 
 // wait runs on the call's own goroutine until the call ends.
-func (a *asyncCall[T]) wait(ctx, callCtx context.Context, cancelCall context.CancelFunc) {
+func (a *asyncCall[T]) wait(ctx, callCtx context.Context, cancelCall context.CancelFunc, timer policy.Timer) {
 	h := a.h
 	started, running := 1, 1
-	timer := h.clock.NewTimer(h.delay)
 	tick := timer.C()
 	defer func() {
 		timer.Stop()

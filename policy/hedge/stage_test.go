@@ -393,3 +393,47 @@ func TestCallerCancelledBeforeTheCallStartsNothing(t *testing.T) {
 	assert.ErrorIs(t, err, context.Canceled)
 	assert.Equal(t, int64(2), f.snap().Calls)
 }
+
+// The delay runs from before the first attempt starts: whatever the first
+// attempt does (reach its server, where a test waits for it before it
+// advances a ManualClock), the hedge's timer is armed by then. It was
+// armed after the attempt had started, and an advance that came first was
+// lost: the hedge never started.
+func TestDelayIsArmedBeforeTheFirstAttemptStarts(t *testing.T) {
+	t.Run("sync", func(t *testing.T) {
+		f := newFixture(t, hedge.Config{Delay: delay, MaxHedged: 1})
+		armed := -1
+		v, err := hedge.Do(context.Background(), f.h, func(context.Context) (string, error) {
+			armed = f.clk.Pending()
+			return "ok", nil
+		})
+		require.NoError(t, err)
+		assert.Equal(t, "ok", v)
+		assert.Equal(t, 1, armed, "timers armed when the first attempt ran")
+		assert.Zero(t, f.clk.Pending(), "the timer is stopped when the call ends")
+	})
+	t.Run("async", func(t *testing.T) {
+		f := newFixture(t, hedge.Config{Delay: delay, MaxHedged: 1})
+		armed := -1
+		pr := future.NewPromise[string]()
+		fut := hedge.Stage[string](f.h).RunAsync(context.Background(), policy.NewAsyncNext[string](nil,
+			func(context.Context) *future.Future[string] {
+				armed = f.clk.Pending()
+				return pr.Future()
+			}))
+		assert.Equal(t, 1, armed, "timers armed when the first attempt ran")
+		pr.Complete("ok")
+		v, err := fut.Get(context.Background())
+		require.NoError(t, err)
+		assert.Equal(t, "ok", v)
+	})
+	t.Run("async, over at once", func(t *testing.T) {
+		f := newFixture(t, hedge.Config{Delay: delay, MaxHedged: 1})
+		fut := hedge.Stage[string](f.h).RunAsync(context.Background(), policy.NewAsyncNext[string](nil,
+			func(context.Context) *future.Future[string] { return future.Completed("cached") }))
+		v, err := fut.Get(context.Background())
+		require.NoError(t, err)
+		assert.Equal(t, "cached", v)
+		assert.Zero(t, f.clk.Pending(), "a call over before it could hedge leaves no timer armed")
+	})
+}
