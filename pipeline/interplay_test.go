@@ -235,9 +235,11 @@ func TestHedgeStopsStartingAttemptsWhenTheLimitRejectsOne(t *testing.T) {
 		Build()
 	require.NoError(t, err)
 	release := make(chan struct{})
+	running := make(chan struct{}, 1)
 	out := make(chan result, 1)
 	go func() {
 		v, err := p.ExecuteContext(context.Background(), func(ctx context.Context) (int, error) {
+			running <- struct{}{}
 			select {
 			case <-release:
 				return 5, nil
@@ -254,6 +256,9 @@ func TestHedgeStopsStartingAttemptsWhenTheLimitRejectsOne(t *testing.T) {
 		}
 	})
 	defer stop()
+	// The hedge's timer is armed before attempt 1 starts; attempt 1 holds
+	// the only slot once its function runs.
+	<-running
 	waitTimers(t, clk, 1)
 	clk.Advance(100 * time.Millisecond) // attempt 2 starts and is rejected by the full limit
 	<-rejected

@@ -252,10 +252,12 @@ func TestEventsComeWithTheCallersCtx(t *testing.T) {
 	defer stopRej()
 	hout := make(chan error, 1)
 	rel := make(chan struct{})
+	running := make(chan struct{}, 1)
 	go func() {
-		_, err := hp.ExecuteContext(ctx, func(context.Context) (int, error) { <-rel; return 1, nil })
+		_, err := hp.ExecuteContext(ctx, func(context.Context) (int, error) { running <- struct{}{}; <-rel; return 1, nil })
 		hout <- err
 	}()
+	<-running // the first attempt holds the only slot
 	waitTimers(t, clk, 1)
 	clk.Advance(10 * time.Millisecond) // the hedge starts and is rejected by the full limit
 	<-rejected
