@@ -118,6 +118,7 @@ type little struct {
 	since      int       // epochs in cruise since the last probe
 	step       float64   // the next accelerated growth, as a share of the limit
 	streakRTT  float64   // the latency when the current streak of growth began
+	streakL    float64   // and the limit
 	hold       int       // epochs held in the band since the last move
 	suspect    bool      // the last epoch showed a queue the noise could explain
 	fast       bool      // the last epoch was faster than the no-load latency
@@ -563,7 +564,13 @@ func (s *little) decide(cfg *Config, limit float64, now int64) float64 {
 		// growth began.
 		s.hold = 0
 		if s.step == 0 {
-			s.streakRTT = rs
+			s.streakRTT, s.streakL = rs, limit
+		} else if s.streakL > 0 && math.Log(rs/s.streakRTT) >= 0.5*math.Log(limit/s.streakL) {
+			// The latency rose with the streak's growth by half or more:
+			// above the knee it follows the limit. Grow no faster than
+			// the target from here.
+			s.step = 0
+			return s.change(cfg, limit, math.Max(target, limit+1), now, rtt)
 		}
 		next := math.Max(target, limit*(1+s.step))
 		s.step = math.Min(math.Max(2*s.step, littleStepFirst), 1)
@@ -715,7 +722,7 @@ func (s *little) verify(cfg *Config, ref littleRef, probing bool, limit, x, rtt,
 			if s.phase == littleCruise && s.steady {
 				s.learnR0(rs, rtt, k, false) // the upper limit is below the knee too
 				// Below the knee: go on growing, faster while latency holds.
-				s.step, s.streakRTT, s.hold = littleStepFirst, rs, 0
+				s.step, s.streakRTT, s.streakL, s.hold = littleStepFirst, rs, limit, 0
 			} else {
 				s.phase = littleSlow
 			}

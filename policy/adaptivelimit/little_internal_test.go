@@ -68,3 +68,31 @@ func TestLittleCruiseStepPastTheKneeReturnsToTheLowerLimit(t *testing.T) {
 		t.Fatalf("after a step past the knee from 10 to 11 the limit is %v, want 10 (the lower limit)", next)
 	}
 }
+
+// In cruise, growth accelerates (an eighth, a quarter, then doubling) while
+// the latency stays where the streak began, within the noise. Where the
+// noise is wide, the latency after a growth past the knee can stay within
+// it although it rose with the limit: above the knee latency follows the
+// limit, below it latency stays flat. A rise by half the growth or more
+// ends the acceleration. The epoch (from the simulator's 3x timeout, σ 0.5,
+// C=40, where the limit went on to 51): the streak began at 40 with 98 ms;
+// at 45.6 the latency is 108 ms, 10% up for a growth of 13%, within a
+// tolerance of 10%; r0 was learnt at 104 ms.
+func TestLittleCruiseGrowthStopsAcceleratingWhenLatencyFollowsTheLimit(t *testing.T) {
+	cfg := Config{Algorithm: Little, InitialLimit: 40, MaxLimit: 1000}.WithDefaults()
+	ms := float64(time.Millisecond)
+	s := little{windows: 10, phase: littleCruise, r0: 103.6 * ms, r0a: 103.6 * ms, r0w: littleR0Samples,
+		r0ok: true, proven: true, upEvery: littleUpFirst, cv: 0.8, cvCount: 10, steady: true,
+		step: littleStepFirst, streakRTT: 98 * ms, streakL: 40}
+	// The epoch at 45.6: 396 calls in a second, 108.2 ms each, the limit full.
+	const k = 396
+	s.ek, s.edur, s.emax, s.erej = k, float64(time.Second), 45, 100
+	s.esum, s.eok = 108.2*ms*k, 108.2*ms*k
+	next := s.decide(&cfg, 45.6, int64(10*time.Second))
+	if next > 47 {
+		t.Fatalf("the limit grew from 45.6 to %.1f (C=40): the latency followed the last growth, the acceleration goes on", next)
+	}
+	if next <= 45.6 {
+		t.Fatalf("the limit did not grow (%.1f): the latency is within the headroom of r0, and Little's law says it may", next)
+	}
+}
