@@ -105,3 +105,19 @@ func BenchmarkAsyncFirstWins(b *testing.B) {
 		_, _ = f.Get(ctx)
 	}
 }
+
+// BenchmarkAsyncOverAtOnce: an asynchronous call whose first attempt is
+// over when it returns (a rejection by a policy inside the hedge, a cached
+// value): nothing to hedge.
+func BenchmarkAsyncOverAtOnce(b *testing.B) {
+	b.ReportAllocs()
+	s := newBenchHedge(b, hedge.Config{Delay: time.Second})
+	ctx := context.Background()
+	done := future.Completed(1)
+	fn := func(context.Context) *future.Future[int] { return done }
+	ch := policy.NewChain[int]()
+	for b.Loop() {
+		f := s.RunAsync(ctx, ch.AsyncNext(fn))
+		_, _ = f.Get(ctx)
+	}
+}

@@ -24,9 +24,11 @@
 // Time comes from the clock of the policy.Env given to [New]; with
 // clocktest.ManualClock the delays are exact, and
 // ManualClock.BlockUntil tells a test when a call is waiting for its next
-// delay. The first delay is armed before the first attempt starts, so a
-// test that sees the attempt (at its server, say) can advance the clock at
-// once.
+// delay. The first delay counts from before the first attempt starts
+// (the synchronous stage arms its timer then; the asynchronous one, once
+// the attempt has returned a future that is not done, for what remains),
+// so a test that sees the attempt (at its server, say) can advance the
+// clock at once.
 //
 // Events: events.HedgeStarted for each extra attempt. Figures:
 // [Handle.Snapshot].

@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/resilience4cata/r4c/future"
 	"github.com/resilience4cata/r4c/policy"
@@ -311,21 +312,21 @@ func (s *stage[T]) RunAsync(ctx context.Context, next policy.AsyncNext[T]) *futu
 	callCtx, cancelCall := context.WithCancel(ctx)
 	actx, cancel := context.WithCancel(callCtx)
 	called := false
-	// Armed before the first attempt starts, as in the synchronous stage.
-	timer := h.clock.NewTimer(h.delay)
 	defer func() {
-		if !called { // the call panicked: let go of the contexts and the timer
-			timer.Stop()
+		if !called { // the call panicked: let go of the contexts
 			cancel()
 			cancelCall()
 		}
 	}()
+	// The delay runs from before the first attempt starts, as in the
+	// synchronous stage; the timer is armed only once the attempt is not
+	// over at once (a rejection need not pay for one), for what remains.
+	start := h.clock.Nanotime()
 	f := next.Call(actx)
 	called = true
 	select {
 	case <-f.Done():
 		// Over already (a rejection, a cached value): nothing to hedge.
-		timer.Stop()
 		cancel()
 		cancelCall()
 		if _, err := f.Get(ctx); err != nil && errors.Is(err, policy.ErrRejected) {
@@ -338,6 +339,7 @@ func (s *stage[T]) RunAsync(ctx context.Context, next policy.AsyncNext[T]) *futu
 	a.futures[0], a.cancels[0] = f, cancel
 	f.OnComplete(a.deliver(1))
 	a.pr.OnCancel(cancelCall)
+	timer := h.clock.NewTimer(h.delay - time.Duration(h.clock.Nanotime()-start))
 	go a.wait(ctx, callCtx, cancelCall, timer)
 	return a.pr.Future()
 }

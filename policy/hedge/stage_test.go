@@ -396,9 +396,9 @@ func TestCallerCancelledBeforeTheCallStartsNothing(t *testing.T) {
 
 // The delay runs from before the first attempt starts: whatever the first
 // attempt does (reach its server, where a test waits for it before it
-// advances a ManualClock), the hedge's timer is armed by then. It was
-// armed after the attempt had started, and an advance that came first was
-// lost: the hedge never started.
+// advances a ManualClock), an advance by the delay starts the hedge. The
+// timer was armed after the attempt had started, for the whole delay, and
+// an advance that came first was lost: the hedge never started.
 func TestDelayIsArmedBeforeTheFirstAttemptStarts(t *testing.T) {
 	t.Run("sync", func(t *testing.T) {
 		f := newFixture(t, hedge.Config{Delay: delay, MaxHedged: 1})
@@ -413,19 +413,31 @@ func TestDelayIsArmedBeforeTheFirstAttemptStarts(t *testing.T) {
 		assert.Zero(t, f.clk.Pending(), "the timer is stopped when the call ends")
 	})
 	t.Run("async", func(t *testing.T) {
-		f := newFixture(t, hedge.Config{Delay: delay, MaxHedged: 1})
-		armed := -1
-		pr := future.NewPromise[string]()
-		fut := hedge.Stage[string](f.h).RunAsync(context.Background(), policy.NewAsyncNext[string](nil,
-			func(context.Context) *future.Future[string] {
-				armed = f.clk.Pending()
-				return pr.Future()
-			}))
-		assert.Equal(t, 1, armed, "timers armed when the first attempt ran")
-		pr.Complete("ok")
-		v, err := fut.Get(context.Background())
-		require.NoError(t, err)
-		assert.Equal(t, "ok", v)
+		// The asynchronous stage arms its timer once the first attempt
+		// has returned a future that is not done, for what remains of the
+		// delay: a delay that passed while the attempt was being started
+		// starts the hedge at once.
+		synctest.Test(t, func(t *testing.T) {
+			f := newFixture(t, hedge.Config{Delay: delay, MaxHedged: 1})
+			var attempts []*future.Promise[string]
+			fut := hedge.Stage[string](f.h).RunAsync(context.Background(), policy.NewAsyncNext[string](nil,
+				func(context.Context) *future.Future[string] {
+					pr := future.NewPromise[string]()
+					attempts = append(attempts, pr)
+					if len(attempts) == 1 {
+						f.clk.Advance(delay) // the test sees the attempt and advances
+					}
+					return pr.Future()
+				}))
+			synctest.Wait()
+			require.Len(t, attempts, 2, "the hedge started when the delay had passed")
+			attempts[1].Complete("hedge")
+			v, err := fut.Get(context.Background())
+			require.NoError(t, err)
+			assert.Equal(t, "hedge", v)
+			synctest.Wait()
+			assert.Zero(t, f.clk.Pending())
+		})
 	})
 	t.Run("async, over at once", func(t *testing.T) {
 		f := newFixture(t, hedge.Config{Delay: delay, MaxHedged: 1})
