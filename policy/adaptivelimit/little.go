@@ -565,7 +565,7 @@ func (s *little) decide(cfg *Config, limit float64, now int64) float64 {
 		s.hold = 0
 		if s.step == 0 {
 			s.streakRTT, s.streakL = rs, limit
-		} else if s.streakL > 0 && math.Log(rs/s.streakRTT) >= 0.5*math.Log(limit/s.streakL) {
+		} else if math.Log(rs/s.streakRTT) >= 0.5*math.Log(limit/s.streakL) {
 			// The latency rose with the streak's growth by half or more:
 			// above the knee it follows the limit. Grow no faster than
 			// the target from here.
