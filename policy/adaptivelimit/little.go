@@ -50,6 +50,7 @@ const (
 	littleR0Samples      = 400     // the no-load latency averages over at most this many samples
 	littleRestoreShare   = 0.4     // a cut that goodput followed this much, latency staying high, is tested by going back up
 	littleProofCut       = 0.88    // a probe that proves the no-load latency cuts the limit to this share
+	littleProofMin       = 4       // ... when the limit is at least this many calls
 	littleProofAfter     = 2       // epochs in cruise before a probe proves an unproven no-load latency
 	littleProofEvery     = 120     // epochs between probes of a proven no-load latency
 	littleFollowed       = 0.75    // latency that fell by this share of a cut (log) fell with the limit: a queue
@@ -71,7 +72,8 @@ type littleRef struct {
 	all           float64 // its completions a nanosecond, drops included
 	step          float64 // the smallest change it can verify
 	set           bool
-	steady        bool // its latency is that of the calls in flight (Little's law)
+	steady        bool    // its latency is that of the calls in flight (Little's law)
+	k             float64 // its samples that were not drops
 }
 
 // little is the state of the Little algorithm. It lives in algorithm and is
@@ -135,6 +137,7 @@ type little struct {
 	lastL      float64   // and its limit
 	lastAll    float64   // and its completions, drops included
 	lastOK     float64   // and its latency of calls that were not drops
+	lastK      float64   // and how many they were
 	dropRef    littleRef // the limit and goodput before a cut on drops alone, to verify it
 	dropF      float64   // the drop share that made that cut
 }
@@ -357,7 +360,7 @@ func (s *little) decide(cfg *Config, limit float64, now int64) float64 {
 	ref, probing := s.ref, s.probing
 	s.ref.set, s.probing = false, false
 
-	s.lastX, s.lastL, s.lastAll, s.lastOK = x, limit, all, rs
+	s.lastX, s.lastL, s.lastAll, s.lastOK, s.lastK = x, limit, all, rs, ks
 	if dr := s.dropRef; dr.set {
 		s.dropRef.set = false
 		tol := math.Max(littleMinTol, littleTolerance*sigma)
@@ -537,9 +540,17 @@ func (s *little) decide(cfg *Config, limit float64, now int64) float64 {
 	s.since++
 	if s.since >= littleProofEvery || !s.proven && s.since >= littleProofAfter {
 		// Probe below: a no-load latency measured above the knee would
-		// hide a queue for ever; a cut that holds goodput shows it.
-		s.since, s.probing, s.step = 0, true, 0
-		return s.move(cfg, limit, limit*littleProofCut, x, rtt, now)
+		// hide a queue for ever; a cut that holds goodput shows it. The
+		// probe takes one call at least: callers see the integer part,
+		// and a cut within it would measure the same limit twice. Under
+		// littleProofMin calls one call is too large a share of the
+		// limit to cut on a suspicion: the no-load latency stands.
+		s.since, s.step = 0, 0
+		if fl := math.Floor(limit); fl >= littleProofMin {
+			s.probing = true
+			return s.move(cfg, limit, math.Min(limit*littleProofCut, fl-0.5), x, rtt, now)
+		}
+		s.proven = true
 	}
 	target := s.target(all, s.r0a)
 	if q <= h+tol {
@@ -630,7 +641,7 @@ func (s *little) cut(cfg *Config, limit, x, all, rtt float64, now int64) float64
 // move changes the limit from limit to next and keeps the epoch before the
 // change as the reference for verifying it.
 func (s *little) move(cfg *Config, limit, next, x, rtt float64, now int64) float64 {
-	s.ref = littleRef{limit: limit, x: x, rtt: rtt, ok: s.lastOK, all: s.lastAll, step: s.verifyStep, set: true, steady: s.steady}
+	s.ref = littleRef{limit: limit, x: x, rtt: rtt, ok: s.lastOK, all: s.lastAll, step: s.verifyStep, set: true, steady: s.steady, k: s.lastK}
 	return s.change(cfg, limit, next, now, rtt)
 }
 
@@ -772,6 +783,16 @@ func (s *little) verify(cfg *Config, ref littleRef, probing bool, limit, x, rtt,
 	// fell (above the knee goodput does not depend on the limit): the
 	// knee lies between, at the goodput above times the latency below.
 	fell := s.phase == littleDescend && !probing && eX*lnL < -tol
+	if s.phase == littleDescend && !probing && !fell && e <= littleAboveKnee && e > 1-2*littleSigmaE*tol/-lnL {
+		// A step of the descent that the noise cannot tell from one
+		// goodput followed (few samples: a slow dependency): stepping on
+		// down on a guess costs seconds under the knee. Stop here, with
+		// the latency here for a no-load latency to be proven: cruise's
+		// probe cuts below it soon and finds a queue if there is one.
+		s.learnR0(sLo, rLo, k, true)
+		s.proven, s.step, s.phase = false, 0, littleCruise
+		return limit, true
+	}
 	if !fell && e <= littleAboveKnee || !fits && math.Min(e, eX) < littleRestoreShare && s.phase == littleCruise {
 		// The cut held goodput: there was a queue, and the no-load latency
 		// is at most the latency now. Only a latency below the one known
@@ -781,7 +802,7 @@ func (s *little) verify(cfg *Config, ref littleRef, probing bool, limit, x, rtt,
 		if faster && s.phase == littleCruise && !probing {
 			s.learnR0(rs, rtt, k, false)
 		}
-		if probing && fits && !faster {
+		if probing && sLo <= s.r0*(1+tol) && !faster {
 			// A probe that found the latency at the lower limit where the
 			// no-load latency says it is: the queue was above and the
 			// no-load latency is right. The knee lies between.
@@ -814,6 +835,13 @@ func (s *little) verify(cfg *Config, ref littleRef, probing bool, limit, x, rtt,
 		s.learnR0(sLo, rLo, k, true)
 	} else if s.steady && (e >= littleBelowKnee || sLo <= s.r0*(1+tol)) {
 		s.learnR0(sLo, rLo, k, false)
+	}
+	if e >= littleBelowKnee && s.steady && ref.steady && ref.k > 0 && math.Abs(math.Log(ref.ok/sLo)) <= tol/littleTolerance {
+		// Goodput followed the cut: the upper limit was below the knee
+		// too, and its latency (the same within the noise) is as much
+		// a no-load latency. One epoch of few samples errs by its
+		// noise, and the knee with it.
+		s.learnR0(ref.ok, ref.rtt, ref.k, false)
 	}
 	if e >= littleBelowKnee || e >= 0.5 && (s.proven || probing) || fell && e <= littleAboveKnee {
 		s.proven = true

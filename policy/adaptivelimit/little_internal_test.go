@@ -96,3 +96,119 @@ func TestLittleCruiseGrowthStopsAcceleratingWhenLatencyFollowsTheLimit(t *testin
 		t.Fatalf("the limit did not grow (%.1f): the latency is within the headroom of r0, and Little's law says it may", next)
 	}
 }
+
+// A proof probe cuts the limit by an eighth: where the no-load latency is
+// right, the lower limit sits at the knee and its latency is the no-load
+// latency within the noise. The headroom is the queue cruise allows above
+// the knee, not below it: a probe whose lower limit still shows a queue of
+// that size proves nothing. The epochs (a 500 ms dependency of capacity 10,
+// r0 learnt at 626 ms from 18 samples of a first descent, the limit at 19):
+// at 16.7 the latency is 794 ms, 27% over r0, and goodput held.
+func TestLittleProbeFindingTheHeadroomsQueueProvesNothing(t *testing.T) {
+	cfg := Config{Algorithm: Little, InitialLimit: 20, MaxLimit: 1000}.WithDefaults()
+	ms, perSec := float64(time.Millisecond), 1/float64(time.Second)
+	s := little{windows: 20, phase: littleCruise, r0: 626.4 * ms, r0a: 626.4 * ms, r0w: 18, r0ok: true,
+		head: 0.13, upEvery: littleUpFirst, steady: true, lastAll: 19.6 * perSec}
+	ref := littleRef{limit: 19, x: 19.1 * perSec, rtt: 906.8 * ms, ok: 906.8 * ms, all: 19.1 * perSec,
+		step: 0.1, set: true, steady: true, k: 100}
+	tol := littleTolerance * 0.063
+	s.verify(&cfg, ref, true, 16.7, 19.6*perSec, 793.6*ms, 793.6*ms, 104, tol, int64(26*time.Second))
+	if s.proven {
+		t.Fatal("a probe that found a queue of 27% at the lower limit proved the no-load latency")
+	}
+	if s.phase != littleDescend || s.r0ok {
+		t.Fatalf("phase %d, r0 known %v: a probe that finds a queue looks for the knee below", s.phase, s.r0ok)
+	}
+}
+
+// A proof probe moves the integer part of the limit, which is what callers
+// see: cut within it, the probe would measure the same limit twice and
+// prove whatever the no-load latency says. Under littleProofMin calls there
+// is no probe (one call is a third of the limit or more).
+func TestLittleProbeTakesAWholeCall(t *testing.T) {
+	cfg := Config{Algorithm: Little, InitialLimit: 20, MaxLimit: 1000}.WithDefaults()
+	ms := float64(time.Millisecond)
+	epoch := func(limit float64) little {
+		// C=4 at 20 ms with r0 learnt at 26 ms: 200 calls a second, the
+		// limit full, the latency within the band.
+		s := little{windows: 20, phase: littleCruise, r0: 26.1 * ms, r0a: 26.1 * ms, r0w: 178, r0ok: true,
+			upEvery: littleUpFirst, cv: 0.5, cvCount: 10, steady: true, since: littleProofAfter - 1}
+		const k = 200
+		s.ek, s.edur, s.emax, s.erej = k, float64(time.Second), math.Floor(limit), 400
+		s.esum, s.eok = 27*ms*k, 27*ms*k
+		return s
+	}
+	s := epoch(6.9)
+	next := s.decide(&cfg, 6.9, int64(10*time.Second))
+	if !s.probing || math.Floor(next) != 5 {
+		t.Fatalf("probing %v, next %.2f: a probe from 6.9 (6 calls) goes to 5 calls", s.probing, next)
+	}
+	s = epoch(3.5)
+	next = s.decide(&cfg, 3.5, int64(10*time.Second))
+	if s.probing || math.Floor(next) < 3 {
+		t.Fatalf("probing %v, next %.2f: no probe under %d calls", s.probing, next, littleProofMin)
+	}
+	if !s.proven {
+		t.Fatal("with no probe to take, the no-load latency stands")
+	}
+}
+
+// A cut that goodput followed went below the knee from a limit that was
+// below it too: both epochs measured the no-load latency, and pooling them
+// halves the error of one short epoch. The epochs (100 ms, C=10, a descent
+// from 10 to 5): 92 calls at 106.6 ms, then 44 at 112.9 ms; r0 from the
+// second alone was 13% high and held the limit at 1.46C for a minute.
+func TestLittleCutGoodputFollowedLearnsFromBothLimits(t *testing.T) {
+	cfg := Config{Algorithm: Little, InitialLimit: 20, MaxLimit: 1000}.WithDefaults()
+	ms, perSec := float64(time.Millisecond), 1/float64(time.Second)
+	s := little{windows: 20, phase: littleDescend, upEvery: littleUpFirst, steady: true, lastAll: 43.6 * perSec}
+	ref := littleRef{limit: 10, x: 90.8 * perSec, rtt: 106.6 * ms, ok: 106.6 * ms, all: 90.8 * perSec,
+		step: 0.1, set: true, steady: true, k: 92}
+	s.verify(&cfg, ref, false, 5, 43.6*perSec, 112.9*ms, 112.9*ms, 44, littleTolerance*0.139, int64(7*time.Second))
+	want := (112.9*44 + 106.6*92) / (44 + 92) * ms
+	if math.Abs(s.r0-want) > 0.01*ms {
+		t.Fatalf("r0 %.1f ms, want %.1f ms (both epochs pooled)", s.r0/ms, want/ms)
+	}
+	// An upper epoch whose latency differs by more than a noise unit may
+	// hold a queue: it is left out.
+	s = little{windows: 20, phase: littleDescend, upEvery: littleUpFirst, steady: true, lastAll: 43.6 * perSec}
+	ref.ok, ref.rtt = 140*ms, 140*ms
+	s.verify(&cfg, ref, false, 5, 43.6*perSec, 112.9*ms, 112.9*ms, 44, littleTolerance*0.139, int64(7*time.Second))
+	if s.r0 != 112.9*ms {
+		t.Fatalf("r0 %.1f ms, want 112.9 ms (the upper epoch's 140 ms is a queue)", s.r0/ms)
+	}
+}
+
+// The descent steps down while a cut holds goodput. With few samples (a
+// slow dependency: 18 calls an epoch) the noise cannot tell a cut that held
+// goodput from one goodput followed, and each step down costs seconds under
+// the knee: the descent stops and cruise's probe proves the guess. With many
+// samples the same shares are clear, and the descent goes on. The epochs
+// (after a 500 ms dependency of capacity 10 had its limit cut from 40 to
+// 10): at 20, 19.9 calls a second at 947 ms; at 10, 18.2 at 566 ms.
+func TestLittleDescentStopsWhereTheNoiseCannotTell(t *testing.T) {
+	cfg := Config{Algorithm: Little, InitialLimit: 20, MaxLimit: 1000}.WithDefaults()
+	ms, perSec := float64(time.Millisecond), 1/float64(time.Second)
+	ref := littleRef{limit: 20, x: 19.9 * perSec, rtt: 946.7 * ms, ok: 946.7 * ms, all: 19.9 * perSec,
+		step: 0.1, set: true, steady: true, k: 20}
+	judge := func(sigma float64) (little, float64) {
+		s := little{windows: 8, phase: littleDescend, upEvery: littleUpFirst, steady: true, lastAll: 18.2 * perSec}
+		next, _ := s.verify(&cfg, ref, false, 10, 18.2*perSec, 565.7*ms, 565.7*ms, 18, littleTolerance*sigma, int64(7*time.Second))
+		if next == 0 { // the phase's own rule decides: the descent steps on
+			next = 10 * descent(18)
+		}
+		return s, next
+	}
+	s, next := judge(0.2)
+	// The latency below is the one the lower limit gives by Little's law
+	// (10 calls over 18.2 a second), since the epoch's completions times
+	// its latency pass the limit: calls from before the cut still ended.
+	want := 10 / (18.2 * perSec)
+	if next != 10 || s.phase != littleCruise || s.proven || math.Abs(s.r0-want) > 0.01*ms {
+		t.Fatalf("next %.1f, phase %d, proven %v, r0 %.1f ms: with 18 samples the descent stops at 10 with an unproven r0 of %.1f ms",
+			next, s.phase, s.proven, s.r0/ms, want/ms)
+	}
+	if _, next = judge(0.04); next != 5 {
+		t.Fatalf("next %.1f: with the noise of many samples, a cut that held goodput steps the descent on", next)
+	}
+}
