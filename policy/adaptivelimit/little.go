@@ -115,6 +115,7 @@ type little struct {
 	chgDown bool
 
 	ref        littleRef // the epoch before the last change, for one epoch
+	trail      littleRef // the epoch before cruise began to follow its target up, until the steps since verify
 	verifyStep float64   // the smallest change of the limit (log) that an epoch can verify
 	probing    bool      // the last change was a probe of the no-load latency
 	since      int       // epochs in cruise since the last probe
@@ -434,6 +435,22 @@ func (s *little) decide(cfg *Config, limit float64, now int64) float64 {
 		if next, ok := s.verify(cfg, ref, probing, limit, x, rtt, rs, k, tol, now); ok {
 			return next
 		}
+	} else if tr := s.trail; tr.set && s.phase == littleCruise && math.Log(math.Floor(limit)/math.Floor(tr.limit)) >= tr.step*0.99 {
+		// Cruise followed Little's target up by steps each too small to
+		// verify; together they are not. Goodput that followed them at
+		// a flat latency says the limit is below the knee (an r0
+		// learnt low holds it there: the latency at any limit below the
+		// knee sits in the band over it, and no streak of growth
+		// starts), and verify learns that as for a verified step up.
+		// (Only that: a trail that went past the knee is left to cruise's
+		// own rules, since the limit it began at is epochs old.)
+		s.trail.set = false
+		lnL := math.Log(limit / tr.limit)
+		if tr.x > 0 && (math.Log(x/tr.x)+lnL-math.Log(rs/tr.ok))/(2*lnL) >= littleBelowKnee {
+			if next, ok := s.verify(cfg, tr, false, limit, x, rtt, rs, k, tol, now); ok {
+				return next
+			}
+		}
 	}
 
 	switch s.phase {
@@ -576,7 +593,7 @@ func (s *little) decide(cfg *Config, limit float64, now int64) float64 {
 		s.hold = 0
 		if s.step == 0 {
 			s.streakRTT, s.streakL = rs, limit
-		} else if math.Log(rs/s.streakRTT) >= 0.5*math.Log(limit/s.streakL) {
+		} else if limit > s.streakL && math.Log(rs/s.streakRTT) >= 0.5*math.Log(limit/s.streakL) {
 			// The latency rose with the streak's growth by half or more:
 			// above the knee it follows the limit. Grow no faster than
 			// the target from here.
@@ -604,6 +621,9 @@ func (s *little) decide(cfg *Config, limit float64, now int64) float64 {
 	}
 	if target > limit {
 		// Latency still says the limit could serve more: follow it up.
+		if !s.trail.set {
+			s.trail = littleRef{limit: limit, x: x, rtt: rtt, ok: rs, all: all, step: s.verifyStep, set: true, steady: s.steady, k: ks}
+		}
 		return s.change(cfg, limit, target, now, rtt)
 	}
 	return limit
@@ -641,6 +661,7 @@ func (s *little) cut(cfg *Config, limit, x, all, rtt float64, now int64) float64
 // move changes the limit from limit to next and keeps the epoch before the
 // change as the reference for verifying it.
 func (s *little) move(cfg *Config, limit, next, x, rtt float64, now int64) float64 {
+	s.trail.set = false // a verified move has a reference of its own
 	s.ref = littleRef{limit: limit, x: x, rtt: rtt, ok: s.lastOK, all: s.lastAll, step: s.verifyStep, set: true, steady: s.steady, k: s.lastK}
 	return s.change(cfg, limit, next, now, rtt)
 }
@@ -654,6 +675,7 @@ func (s *little) change(cfg *Config, limit, next float64, now int64, rtt float64
 		s.preGrow = limit
 	case next < limit:
 		s.preGrow = 0
+		s.trail.set = false // the steps up it followed are undone
 	}
 	if a, b := math.Floor(next), math.Floor(limit); a != b && math.Abs(math.Log(a/b)) >= littleDeadChange {
 		s.chgAt, s.chgLag, s.chgN, s.chgDown = now, rtt, b, a < b

@@ -212,3 +212,67 @@ func TestLittleDescentStopsWhereTheNoiseCannotTell(t *testing.T) {
 		t.Fatalf("next %.1f: with the noise of many samples, a cut that held goodput steps the descent on", next)
 	}
 }
+
+// Cruise follows Little's target up by steps too small to verify one by
+// one. With r0 learnt a little low (91 ms for 100 ms), the latency at every
+// limit below the knee sits in the band over r0, where cruise holds or
+// follows the target by a call, and a streak of growth that began on an
+// epoch faster than the mean ends on the next: a capacity oscillating
+// 10 <-> 40 held the limit between 12.6 and 18.3 from 35 s to 56 s while it
+// rose from 13 to 39. The steps together are verified against the epoch
+// before the first (the trail): goodput that followed them at a flat
+// latency is below the knee, and r0 learns it.
+func TestLittleCruiseVerifiesTheStepsItFollowedTogether(t *testing.T) {
+	cfg := Config{Algorithm: Little, InitialLimit: 20, MaxLimit: 1000}.WithDefaults()
+	ms, perSec := float64(time.Millisecond), 1/float64(time.Second)
+	state := func() little {
+		s := little{windows: 30, phase: littleCruise, r0: 91.1 * ms, r0a: 91.1 * ms, r0w: littleR0Samples, r0ok: true,
+			proven: true, upEvery: littleUpMax, cv: 0.5, cvCount: 10, steady: true, bound: true}
+		// The trail began at 13.6 (13 calls at 100 ms); the epoch now is
+		// at 15.8, 15 calls at 100 ms: goodput followed, latency flat.
+		s.trail = littleRef{limit: 13.6, x: 130 * perSec, rtt: 100 * ms, ok: 100 * ms, all: 130 * perSec,
+			step: 0.12, set: true, steady: true, k: 130}
+		s.ek, s.edur, s.emax, s.erej = 150, float64(time.Second), 15, 100
+		s.esum, s.eok = 100*ms*150, 100*ms*150
+		return s
+	}
+	s := state()
+	next := s.decide(&cfg, 15.8, int64(50*time.Second))
+	if s.r0 <= 91.2*ms {
+		t.Fatalf("r0 %.1f ms: the steps from 13 to 15 calls that goodput followed at a flat latency taught nothing", s.r0/ms)
+	}
+	if s.step == 0 || next < 15.8*(1+littleStepFirst) {
+		t.Fatalf("next %.1f, step %v: below the knee, a streak of growth begins", next, s.step)
+	}
+	// Where the steps have not yet moved the limit by what an epoch can
+	// verify (14 calls against 13), the trail waits.
+	s = state()
+	s.ek, s.emax, s.esum, s.eok = 140, 14, 100*ms*140, 100*ms*140
+	s.decide(&cfg, 14.7, int64(50*time.Second))
+	if s.r0 != 91.1*ms {
+		t.Fatalf("r0 %.1f ms: a trail of 13 to 14 calls is verified", s.r0/ms)
+	}
+}
+
+// A verified step up that goodput followed at a flat latency begins a
+// streak of growth, which the same epoch continues: its latency is where
+// the streak began, not a rise with the limit (the test of a rise compares
+// the latency now with the streak's first, over the growth since, and at
+// the first epoch there is none).
+func TestLittleVerifiedStepUpBeginsAStreakOfGrowth(t *testing.T) {
+	cfg := Config{Algorithm: Little, InitialLimit: 20, MaxLimit: 1000}.WithDefaults()
+	ms, perSec := float64(time.Millisecond), 1/float64(time.Second)
+	s := little{windows: 30, phase: littleCruise, r0: 100 * ms, r0a: 100 * ms, r0w: littleR0Samples, r0ok: true,
+		proven: true, upEvery: littleUpFirst, cv: 0.5, cvCount: 10, steady: true, bound: true,
+		lastOK: 100 * ms, lastAll: 200 * perSec, lastK: 200}
+	// From 20 calls at 100 ms to 22: goodput followed, latency flat (C=40).
+	s.ref = littleRef{limit: 20, x: 200 * perSec, rtt: 100 * ms, ok: 100 * ms, all: 200 * perSec,
+		step: 0.05, set: true, steady: true, k: 200}
+	s.ek, s.edur, s.emax, s.erej = 220, float64(time.Second), 22, 100
+	s.esum, s.eok = 100*ms*220, 100*ms*220
+	next := s.decide(&cfg, 22.4, int64(30*time.Second))
+	if next < 22.4*(1+littleStepFirst) || s.step <= littleStepFirst {
+		t.Fatalf("next %.1f, next step %v: a step up that goodput followed begins a streak (%.1f at least, then a quarter)",
+			next, s.step, 22.4*(1+littleStepFirst))
+	}
+}
