@@ -54,6 +54,7 @@ const (
 	littleProofAfter     = 2       // epochs in cruise before a probe proves an unproven no-load latency
 	littleProofEvery     = 120     // epochs between probes of a proven no-load latency
 	littleFollowed       = 0.75    // latency that fell by this share of a cut (log) fell with the limit: a queue
+	littleCutDrops       = 0.01    // a cut where drops pass this share of goodput cuts by no more than the queue
 )
 
 // The phases of Little.
@@ -647,6 +648,17 @@ func (s *little) clearQueue(cfg *Config, limit float64) bool {
 // s.verifyStep so that the next epoch can verify it, and at most half.
 func (s *little) cut(cfg *Config, limit, x, all, rtt float64, now int64) float64 {
 	target := s.target(all, s.r0a)
+	if q := s.lastOK/s.r0 - 1; s.r0ok && q > 0 && all > x*(1+littleCutDrops) {
+		// Little's law counts the drops at r0a, the time a call held its
+		// slot at no load. Epochs too young for any call to reach its
+		// timeout teach an r0a without drops (a heavy tail's drops
+		// appear a timeout after the start), and the target then falls
+		// below the knee by their share of the slot time (a bimodal
+		// dependency of C=555 cut from 517 to 335). The queue on the
+		// latency of the calls that succeeded says how far above the
+		// knee the limit is: cut by no more than that.
+		target = math.Max(target, limit*(1+s.headroom())/(1+q))
+	}
 	if math.Floor(target) >= math.Floor(limit) {
 		// The queue is within the integer part: nothing to cut.
 		return s.change(cfg, limit, target, now, rtt)

@@ -276,3 +276,31 @@ func TestLittleVerifiedStepUpBeginsAStreakOfGrowth(t *testing.T) {
 			next, s.step, 22.4*(1+littleStepFirst))
 	}
 }
+
+// A cut goes to Little's target: completions a second times the no-load
+// time in the slot, drops included. Where r0a was learnt before any call
+// could reach its timeout, the target misses the drops' time and falls
+// below the knee; the queue measured on the calls that succeeded bounds
+// the cut. The epoch (a bimodal dependency of C=555 in processor sharing,
+// a tenth of its calls timing out at 4.2 s, r0 and r0a learnt at 739 ms in
+// the first seconds): at 517.5, 375 calls a second succeed and 36 more
+// time out, the successes at 924 ms (a queue of 25%).
+func TestLittleCutWithDropsGoesNoFurtherThanTheQueue(t *testing.T) {
+	cfg := Config{Algorithm: Little, InitialLimit: 5550, MaxLimit: 10000}.WithDefaults()
+	ms, perSec := float64(time.Millisecond), 1/float64(time.Second)
+	state := func() little {
+		return little{windows: 12, phase: littleCruise, r0: 739 * ms, r0a: 739 * ms, r0w: littleR0Samples, r0ok: true,
+			proven: true, head: 0.1, verifyStep: 0.12, lastOK: 924 * ms}
+	}
+	s := state()
+	next := s.cut(&cfg, 517.5, 375*perSec, 411*perSec, 1211*ms, int64(12*time.Second))
+	if want := 517.5 * 1.1 / (924.0 / 739); math.Abs(next-want) > 0.5 {
+		t.Fatalf("cut from 517.5 to %.1f, want %.1f (the queue of 25%% less the headroom); Little's law on r0a gives 335", next, want)
+	}
+	// Without drops r0a is the whole time in the slot: Little's target stands.
+	s = state()
+	next = s.cut(&cfg, 517.5, 411*perSec, 411*perSec, 924*ms, int64(12*time.Second))
+	if want := 411 * 0.739 * 1.1; math.Abs(next-want) > 1 {
+		t.Fatalf("cut from 517.5 to %.1f, want Little's target %.1f", next, want)
+	}
+}
