@@ -116,7 +116,7 @@ type little struct {
 	chgDown bool
 
 	ref        littleRef // the epoch before the last change, for one epoch
-	trail      littleRef // the epoch before cruise began to follow its target up, until the steps since verify
+	trail      littleRef // the epoch before cruise began following its target up, kept until the steps add up to a verifiable one
 	verifyStep float64   // the smallest change of the limit (log) that an epoch can verify
 	probing    bool      // the last change was a probe of the no-load latency
 	since      int       // epochs in cruise since the last probe
@@ -446,8 +446,7 @@ func (s *little) decide(cfg *Config, limit float64, now int64) float64 {
 		// (Only that: a trail that went past the knee is left to cruise's
 		// own rules, since the limit it began at is epochs old.)
 		s.trail.set = false
-		lnL := math.Log(limit / tr.limit)
-		if tr.x > 0 && (math.Log(x/tr.x)+lnL-math.Log(rs/tr.ok))/(2*lnL) >= littleBelowKnee {
+		if tr.x > 0 && followed(tr, math.Log(limit/tr.limit), x, rs) >= littleBelowKnee {
 			if next, ok := s.verify(cfg, tr, false, limit, x, rtt, rs, k, tol, now); ok {
 				return next
 			}
@@ -707,9 +706,7 @@ func (s *little) verify(cfg *Config, ref littleRef, probing bool, limit, x, rtt,
 	if math.Abs(lnL) < ref.step*0.99 || ref.x <= 0 || x <= 0 {
 		return 0, false
 	}
-	// Goodput and latency each say how much of the change went into
-	// throughput, with partly independent noise: average the two.
-	e := (math.Log(x/ref.x) + lnL - math.Log(rs/ref.ok)) / (2 * lnL)
+	e := followed(ref, lnL, x, rs)
 	s.lastE = e
 	lo, hi := math.Min(limit, ref.limit), math.Max(limit, ref.limit)
 	// By Little's law the calls in flight are all completions times
@@ -883,6 +880,16 @@ func (s *little) verify(cfg *Config, ref littleRef, probing bool, limit, x, rtt,
 	s.step = 0
 	s.phase = littleCruise
 	return s.change(cfg, limit, knee, now, rtt), true
+}
+
+// followed returns e, the share of a change of the limit by lnL (log) from
+// the epoch ref that went into throughput, given the goodput x and the
+// latency rs after it: 1 below the knee, where goodput follows the limit
+// and latency stays, 0 above it, where latency follows and goodput stays.
+// Goodput and latency each say it with partly independent noise: e
+// averages the two.
+func followed(ref littleRef, lnL, x, rs float64) float64 {
+	return (math.Log(x/ref.x) + lnL - math.Log(rs/ref.ok)) / (2 * lnL)
 }
 
 // dropExcess is how far a window of k samples that dropped a share f must
