@@ -867,11 +867,13 @@ func (s *little) verify(cfg *Config, ref littleRef, probing bool, limit, x, rtt,
 	} else if s.steady && (e >= littleBelowKnee || sLo <= s.r0*(1+tol)) {
 		s.learnR0(sLo, rLo, k, false)
 	}
-	if e >= littleBelowKnee && s.steady && ref.steady && ref.k > 0 && math.Abs(math.Log(ref.ok/sLo)) <= tol/littleTolerance {
+	if e >= littleBelowKnee && s.steady && ref.steady && ref.k > 0 && ref.ok <= sLo {
 		// Goodput followed the cut: the upper limit was below the knee
-		// too, and its latency (the same within the noise) is as much
-		// a no-load latency. One epoch of few samples errs by its
-		// noise, and the knee with it.
+		// too, and its latency is as much a no-load latency. One epoch
+		// of few samples errs by its noise, and the knee with it. (Only
+		// an upper latency no higher than the lower one: a cut from 5
+		// to 1 call with a knee at 4 has goodput follow 86% of it, and
+		// a queue only raises latency.)
 		s.learnR0(ref.ok, ref.rtt, ref.k, false)
 	}
 	if e >= littleBelowKnee || e >= 0.5 && (s.proven || probing) || fell && e <= littleAboveKnee {
