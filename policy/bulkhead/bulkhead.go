@@ -2,6 +2,7 @@ package bulkhead
 
 import (
 	"context"
+	"math"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -23,15 +24,18 @@ type Bulkhead struct {
 	rejectEvent events.Event // the CallRejected event, boxed once
 	cmu         sync.Mutex   // serialises setters; guards cfg
 	cfg         Config       // as built or last set, defaults filled in; for the handle
-	inFlight    atomic.Int64 // slots held, including slots handed to waiters
-	waiting     atomic.Int64 // waiters queued; mirrors the queue's length
-	max         atomic.Int64 // MaxConcurrent; a setter may change it
-	maxWait     time.Duration
-	disabled    bool
-	clock       policy.Clock
-	bus         *events.Bus
-	instance    string
-	err         *BulkheadFullError
+	// inFlight holds, in its low 32 bits, the slots held (slots handed to
+	// waiters included) and, in its high 32 bits, how many times a setter
+	// changed max: see setMax.
+	inFlight atomic.Uint64
+	waiting  atomic.Int64 // waiters queued; mirrors the queue's length
+	max      atomic.Int64 // MaxConcurrent; a setter may change it
+	maxWait  time.Duration
+	disabled bool
+	clock    policy.Clock
+	bus      *events.Bus
+	instance string
+	err      *BulkheadFullError
 
 	rejections atomic.Uint64
 
@@ -122,7 +126,7 @@ func (b *Bulkhead) Release() {
 func (b *Bulkhead) MaxConcurrent() int { return int(b.max.Load()) }
 
 // InFlight returns how many slots are held now.
-func (b *Bulkhead) InFlight() int { return int(b.inFlight.Load()) }
+func (b *Bulkhead) InFlight() int { return int(uint32(b.inFlight.Load())) }
 
 // Waiting returns how many calls are waiting for a slot now.
 func (b *Bulkhead) Waiting() int { return int(b.waiting.Load()) }
@@ -134,11 +138,11 @@ func (b *Bulkhead) tryAcquire() bool {
 		return false
 	}
 	for {
-		n := b.inFlight.Load()
-		if n >= b.max.Load() {
+		w := b.inFlight.Load() // before max: see setMax
+		if int64(uint32(w)) >= b.max.Load() {
 			return false
 		}
-		if b.inFlight.CompareAndSwap(n, n+1) {
+		if b.inFlight.CompareAndSwap(w, w+1) {
 			return true
 		}
 	}
@@ -156,10 +160,7 @@ func (b *Bulkhead) tryAcquire() bool {
 // No slot stays free while a call waits for one.
 func (b *Bulkhead) release() {
 	if b.waiting.Load() == 0 {
-		if b.inFlight.Add(-1) < 0 {
-			b.inFlight.Add(1)
-			panic("bulkhead: released more than held")
-		}
+		b.free()
 		if b.waiting.Load() == 0 {
 			return
 		}
@@ -180,13 +181,18 @@ func (b *Bulkhead) releaseLocked() {
 	// The slot goes straight to the front waiter, unless MaxConcurrent was
 	// lowered below the calls in flight: then it is freed, and the waiter
 	// gets a slot once the calls in flight are below the new size.
-	if b.inFlight.Load() <= b.max.Load() {
+	if int64(uint32(b.inFlight.Load())) <= b.max.Load() {
 		if w := b.popLocked(); w != nil {
 			close(w.ready)
 			return
 		}
 	}
-	if b.inFlight.Add(-1) < 0 {
+	b.free()
+}
+
+// free gives one slot back to the pool.
+func (b *Bulkhead) free() {
+	if uint32(b.inFlight.Add(^uint64(0))) == math.MaxUint32 {
 		b.inFlight.Add(1)
 		panic("bulkhead: released more than held")
 	}
@@ -196,11 +202,11 @@ func (b *Bulkhead) releaseLocked() {
 // taking each with the same CAS as tryAcquire. b.mu must be held.
 func (b *Bulkhead) handOffLocked() {
 	for b.head != nil {
-		n := b.inFlight.Load()
-		if n >= b.max.Load() {
+		w := b.inFlight.Load() // before max: see setMax
+		if int64(uint32(w)) >= b.max.Load() {
 			return
 		}
-		if b.inFlight.CompareAndSwap(n, n+1) {
+		if b.inFlight.CompareAndSwap(w, w+1) {
 			close(b.popLocked().ready)
 		}
 	}

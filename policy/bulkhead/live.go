@@ -63,16 +63,26 @@ func (b *Bulkhead) update(fn func(*Config)) error {
 		b.cmu.Unlock()
 		return nil
 	}
-	old := b.max.Swap(int64(next.MaxConcurrent))
 	b.err.setMax(next.MaxConcurrent)
 	b.cfg = next
-	if int64(next.MaxConcurrent) > old {
-		// New slots: the queue's front waiters take them first.
-		b.mu.Lock()
-		b.handOffLocked()
-		b.mu.Unlock()
-	}
+	b.setMax(int64(next.MaxConcurrent))
 	b.cmu.Unlock()
 	policy.PublishChanged(b.bus, "bulkhead", b.instance, changes)
 	return nil
+}
+
+// setMax makes max the number of slots. Once it returns, no call takes a
+// slot on the old number: an acquisition reads inFlight, then max, then
+// swaps inFlight for itself plus one, and setMax moves inFlight's high
+// bits after it stores max, so that the swap of one that read the old max
+// fails and it reads again. Hand-offs read max under mu, which setMax
+// holds. New slots go to the queue's front waiters first.
+func (b *Bulkhead) setMax(max int64) {
+	b.mu.Lock()
+	old := b.max.Swap(max)
+	b.inFlight.Add(1 << 32)
+	if max > old {
+		b.handOffLocked()
+	}
+	b.mu.Unlock()
 }

@@ -51,6 +51,27 @@ func TestSetMaxConcurrentLowerRejectsUntilEnoughEnd(t *testing.T) {
 	assert.Equal(t, 1, f.h.Config().MaxConcurrent)
 }
 
+// A call that read the old size just before a setter lowered it does not
+// take a slot on it after the setter returned: its CAS fails, and it reads
+// again. (Without that, the handle would report more calls in flight than
+// the size for a call that began after the change.)
+func TestSetMaxConcurrentLowerFailsAnAcquireThatReadTheOldSize(t *testing.T) {
+	f := newFixture(t, bulkhead.Config{MaxConcurrent: 2})
+	require.True(t, f.b.TryAcquire())
+	took, read := bulkhead.StaleCAS(f.b, func() { require.NoError(t, f.h.SetMaxConcurrent(1)) })
+	assert.Equal(t, int64(2), read, "the acquire read the old size")
+	assert.False(t, took, "its CAS fails once the setter has returned")
+	assert.Equal(t, 1, f.h.InFlight())
+	assert.False(t, f.b.TryAcquire(), "reading again, it sees the new size")
+	f.b.Release()
+	assert.Equal(t, 0, f.h.InFlight())
+
+	// A size that did not change moves nothing: the CAS takes its slot.
+	took, _ = bulkhead.StaleCAS(f.b, func() {})
+	assert.True(t, took)
+	f.b.Release()
+}
+
 // A larger size goes first to the calls waiting, in order, at once.
 func TestSetMaxConcurrentHigherAdmitsTheWaiters(t *testing.T) {
 	f := newFixture(t, bulkhead.Config{MaxConcurrent: 1, MaxWait: time.Minute})
