@@ -142,6 +142,18 @@ func New(cfg Config, env policy.Env) (*Limiter, error) {
 	return l, nil
 }
 
+// storeLimit publishes limit to the calls. l.mu must be held. Once it
+// returns, no call is admitted on the limit of before: an admission reads
+// the word, then lim, then swaps the word for itself plus one, and
+// storeLimit moves the word after it stores lim, so that the swap of one
+// that read the old lim fails and it reads again. The move is a phantom
+// sample, which the window's base takes out of its count at once.
+func (l *Limiter) storeLimit(limit int) {
+	l.hot.lim.Store(l.packLimit(limit))
+	l.hot.word.Add(1 << 32)
+	l.win.baseSamples++
+}
+
 // packLimit returns the lim word for limit.
 func (l *Limiter) packLimit(limit int) uint64 {
 	low := max(1, int(l.cfg.LowPriorityShare*float64(limit))) // <= limit: the share is at most 1

@@ -102,7 +102,7 @@ func (l *Limiter) update(fn func(*Config)) error {
 	old := w.limit
 	w.limit = min(max(w.limit, l.cfg.MinLimit), l.cfg.MaxLimit)
 	w.alg.estimate = clampFloat(w.alg.estimate, &l.cfg)
-	l.hot.lim.Store(l.packLimit(w.limit))
+	l.storeLimit(w.limit)
 	raised := w.limit > old
 	l.mu.Unlock()
 	if raised && l.waitOn && l.hot.waiting.Load() != 0 {

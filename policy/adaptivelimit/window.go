@@ -119,7 +119,7 @@ func (l *Limiter) endWindow(ctx context.Context, now int64) {
 	changed := w.limit != old
 	var ev events.LimitChanged
 	if changed {
-		l.hot.lim.Store(l.packLimit(w.limit))
+		l.storeLimit(w.limit)
 		ev = events.LimitChanged{
 			Instance:      l.instance,
 			OldLimit:      old,
