@@ -160,14 +160,15 @@ func (c *deadlineCtx) finish(err, cause error) {
 	c.err, c.cause = err, cause
 	funcs, stopParent, timer := c.funcs, c.stopParent, c.timer
 	c.funcs, c.stopParent, c.timer = nil, nil, nil
-	close(c.done)
 	// Done for whatever reason: release the timer, under c.mu so that a
-	// concurrent cancel returns only once Pending has dropped. (The lock
-	// order c.mu → clock.mu is safe: the clock fires timers without its
-	// lock held.)
+	// concurrent cancel returns only once Pending has dropped, and before
+	// Done is closed, so that whoever sees Done closed sees Pending
+	// without it. (The lock order c.mu → clock.mu is safe: the clock
+	// fires timers without its lock held.)
 	if timer != nil {
 		timer.Stop()
 	}
+	close(c.done)
 	c.mu.Unlock()
 	// Release the watch on parent outside c.mu: stopping it waits for a
 	// watch that is running, and a running watch calls finish.

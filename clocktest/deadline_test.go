@@ -271,3 +271,20 @@ func TestWithDeadlineWaitingGoroutine(t *testing.T) {
 	clk.Advance(3 * time.Second)
 	assert.Equal(t, context.DeadlineExceeded, <-errc)
 }
+
+// A goroutine that sees the copy done sees its timer released: cancel stops
+// the timer before it closes Done. (A test waits on a store call's ctx, then
+// on BlockUntil for the next timer: with Done closed first, BlockUntil could
+// count the deadline that was being released.) The window is a few
+// instructions wide, so the test repeats the race many times.
+func TestWithDeadlineDoneMeansReleased(t *testing.T) {
+	clk := clocktest.NewManualClock()
+	for i := range 10000 {
+		ctx, cancel := clk.WithDeadline(context.Background(), clocktest.Start.Add(time.Second))
+		go cancel()
+		<-ctx.Done()
+		if n := clk.Pending(); n != 0 {
+			t.Fatalf("round %d: Done closed with %d timer(s) still armed", i, n)
+		}
+	}
+}
