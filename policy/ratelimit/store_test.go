@@ -29,6 +29,8 @@ type memStore struct {
 	down     error // returned by every call while set
 	hang     bool  // every call blocks until its ctx is done
 	asked    []ratelimit.StoreRequest
+	// onReserve, if set, gets the ctx of every reservation answered.
+	onReserve func(context.Context)
 }
 
 func newMemStore(clk *clocktest.ManualClock) *memStore {
@@ -56,6 +58,9 @@ func (s *memStore) Reserve(ctx context.Context, key string, r ratelimit.StoreReq
 	defer s.mu.Unlock()
 	s.reserves++
 	s.asked = append(s.asked, r)
+	if s.onReserve != nil {
+		s.onReserve(ctx)
+	}
 	now := s.clk.Nanotime()
 	iv, tol := int64(r.Interval), int64(r.Burst-1)*int64(r.Interval)
 	tat, ok := s.tat[key]
@@ -182,10 +187,25 @@ func TestStoreWaitsForReservation(t *testing.T) {
 	require.True(t, f.l.Allow())
 	p := &probe{end: policy.NoStamp}
 	res := make(chan error, 1)
+	reserved := make(chan context.Context, 1)
+	f.st.mu.Lock()
+	f.st.onReserve = func(ctx context.Context) { reserved <- ctx }
+	f.st.mu.Unlock()
 	go func() {
 		_, _, err := f.next(p).Run(context.Background())
 		res <- err
 	}()
+	// The store call arms a deadline of its own on the clock: the one
+	// timer armed is the caller's wait only once the store has answered
+	// and the call's deadline is released.
+	select {
+	case <-recv(t, reserved).Done():
+	case <-time.After(10 * time.Second):
+		t.Fatal("the store call's deadline was never released")
+	}
+	f.st.mu.Lock()
+	f.st.onReserve = nil
+	f.st.mu.Unlock()
 	blockUntil(t, f.clk, 1)
 	f.clk.Advance(999 * time.Millisecond)
 	assert.Len(t, res, 0)
