@@ -959,9 +959,9 @@ func (s *little) learnR0(rs, rtt, k float64, fresh bool) {
 // its mean is cv/√2, not cv (the mean absolute value of a normal draw is
 // σ√(2/π)). Every threshold in noise units was set on this scale: 2.5
 // units of tolerance are about 1.8 standard deviations of an epoch's mean
-// latency. Rescaling the observation
-// alone, to give cv itself, widens every tolerance by √2 and is worse on
-// the matrix (643 failed checks on 24 seeds against 623).
+// latency. Rescaling the observation alone, to give cv itself, widens
+// every tolerance by √2 and is worse on the matrix (643 failed checks on
+// 24 seeds against 623).
 func (s *little) noise(rtt, k, limit float64) float64 {
 	if s.prevSet && s.prevRTT > 0 && rtt > 0 {
 		// Between the two epochs the limit may have moved: below the knee

@@ -63,9 +63,9 @@ func (b *Bulkhead) update(fn func(*Config)) error {
 		b.cmu.Unlock()
 		return nil
 	}
+	b.setMax(int64(next.MaxConcurrent))
 	b.err.setMax(next.MaxConcurrent)
 	b.cfg = next
-	b.setMax(int64(next.MaxConcurrent))
 	b.cmu.Unlock()
 	policy.PublishChanged(b.bus, "bulkhead", b.instance, changes)
 	return nil
