@@ -132,6 +132,8 @@ type little struct {
 	restoreA   float64   // and its time in the slot, drops included
 	lastE      float64   // the share of the last verified change that throughput followed
 	overLimit  float64   // the limit an overload cut came from, while the no-load latency is unknown
+	overX      float64   // the most goodput served by a limit found above the knee, while it is unknown
+	descX      float64   // and by the limit the last step of the descent came from
 	overRTT    float64   // and the latency there
 	preGrow    float64   // the limit before a growth that no epoch has judged yet
 	bound      bool      // the last epoch's calls in flight filled its limit on average
@@ -256,6 +258,7 @@ func (s *little) overloaded(cfg *Config, limit float64, f figures, rtt, rs, k, d
 		if !s.r0ok {
 			s.phase = littleDescend
 			s.probing, s.step, s.restore = false, 0, 0
+			s.overX = math.Max(s.overX, (k-d)/dur)
 			return s.change(cfg, limit, ref.limit*descent(k), f.now, rtt), true
 		}
 		// The epoch before the growth was no overload (it would have
@@ -306,6 +309,7 @@ func (s *little) overloaded(cfg *Config, limit float64, f figures, rtt, rs, k, d
 		if s.overLimit == 0 || limit < s.overLimit {
 			s.overLimit, s.overRTT = limit, rs // the lowest limit seen overloaded
 		}
+		s.overX = math.Max(s.overX, (k-d)/dur)
 	}
 	s.ref.set, s.probing, s.step, s.restore = false, false, 0, 0 // an overloaded window is no reference
 	return s.change(cfg, limit, math.Min(next, limit-1), f.now, rtt), true
@@ -378,10 +382,13 @@ func (s *little) decide(cfg *Config, limit float64, now int64) float64 {
 			return s.change(cfg, limit, dr.limit, now, rtt)
 		}
 	}
-	if !full && d/k > s.f0+littleAppDrops {
+	if !full && d >= 3 && d/k > s.f0+math.Max(littleAppDrops, littleDropNoise*binomial(math.Max(s.f0, math.Min(d/k, 0.5)), k)) {
 		// The limit did not bind, yet calls time out: the dependency does
 		// not keep up and the limit is too high to matter (in-flight calls
 		// are bounded by the timeouts). Bring it down to where it binds.
+		// (Only drops past their noise: an epoch of a slow dependency
+		// holds a dozen samples, and one slow call of a heavy tail that
+		// times out in it is a twelfth of them.)
 		s.phase = littleDescend
 		if s.r0ok {
 			s.phase = littleCruise
@@ -516,11 +523,19 @@ func (s *little) decide(cfg *Config, limit float64, now int64) float64 {
 		if limit <= float64(cfg.MinLimit) {
 			// Nothing below to try: the latency at the lowest limit is
 			// the no-load latency.
+			// Where the knee is above, nothing says: the descent was
+			// overload all the way down, which at the lowest limit was
+			// not the limit's (the dependency still working off calls
+			// its clients gave up, or a capacity that came back). Grow
+			// from here as at the start, until a queue shows.
 			s.learnR0(rs, rtt, k, true)
 			s.proven = true
-			s.phase = littleCruise
+			s.phase = littleSlow
 			return limit
 		}
+		// This epoch becomes the upper limit of the next step; the one
+		// before it is now above that.
+		s.overX, s.descX = math.Max(s.overX, s.descX), x
 		return s.move(cfg, limit, limit*descent(k), x, rtt, now)
 	}
 
@@ -778,6 +793,7 @@ func (s *little) verify(cfg *Config, ref littleRef, probing bool, limit, x, rtt,
 			// the lower limit, whose epoch stays the reference.
 			s.phase = littleDescend
 			s.ref = ref
+			s.overX = math.Max(s.overX, x)
 			return s.change(cfg, limit, lo*descent(k), now, rtt), true
 		case e > littleAboveKnee && !s.r0ok:
 			// The knee seems to lie between: a guess, to be proven.
@@ -880,6 +896,22 @@ func (s *little) verify(cfg *Config, ref littleRef, probing bool, limit, x, rtt,
 		s.proven = true
 	}
 	s.step = 0
+	if s.phase == littleDescend && !probing {
+		overX := s.overX
+		s.overX, s.descX = 0, 0
+		if e >= littleBelowKnee && ref.steady && ref.ok <= sLo*(1+tol) && ref.x > overX*(1+tol) {
+			// Goodput followed a step of the descent in full, and the
+			// latency at the upper limit was the one here within its
+			// noise: the upper limit was below the knee as well. And it
+			// served more than any limit above it that the descent came
+			// down from: those were overloaded by more than the limit (a
+			// backlog of calls the dependency still worked on after their
+			// clients gave up), and say nothing of where the knee is.
+			// Back up, and grow from there as at the start.
+			s.phase = littleSlow
+			return s.move(cfg, limit, hi, x, rtt, now), true
+		}
+	}
 	s.phase = littleCruise
 	return s.change(cfg, limit, knee, now, rtt), true
 }
@@ -900,9 +932,12 @@ func followed(ref littleRef, lnL, x, rs float64) float64 {
 // of 40 calls that each drop with a chance of 0.3 varies by 0.07 from
 // window to window).
 func (s *little) dropExcess(f, k float64) float64 {
-	p := math.Max(s.f0, math.Min(f, 0.5))
-	return math.Max(littleDropExcess, littleDropNoise*math.Sqrt(p*(1-p)/k))
+	return math.Max(littleDropExcess, littleDropNoise*binomial(math.Max(s.f0, math.Min(f, 0.5)), k))
 }
+
+// binomial returns the standard deviation of the share of k calls that
+// each drop with a chance of p.
+func binomial(p, k float64) float64 { return math.Sqrt(p * (1 - p) / k) }
 
 // littleTarget is the limit that serves x calls a nanosecond at a no-load
 // latency of r0 with the headroom, by Little's law, rounded to the nearest

@@ -307,3 +307,110 @@ func TestLittleCutWithDropsGoesNoFurtherThanTheQueue(t *testing.T) {
 		t.Fatalf("cut from 517.5 to %.1f, want Little's target %.1f", next, want)
 	}
 }
+
+// A descent that steps down from a limit whose goodput the lower limit
+// then follows in full, at the same latency, went below a knee that is
+// above both. Where the limits it came down from served less (they were
+// overloaded by a backlog of calls the dependency went on running after
+// their clients gave up, not by the limit), nothing says where that knee
+// is: the limit goes back up and grows as at the start. Where a limit above
+// served as much, the knee is near the upper limit, and cruise holds there.
+// The epochs (a PS dependency of C=76 at 290 ms whose limit started at
+// 760: every call timed out until 5 s, and the descent came down to 11.9,
+// where cruise held it for 20 s): at 11.9, 38 calls a second at 308 ms; at
+// 5.9, 17.1 at 268 ms.
+func TestLittleDescentUnderAKneeAboveGrowsAgain(t *testing.T) {
+	cfg := Config{Algorithm: Little, InitialLimit: 760, MaxLimit: 10000}.WithDefaults()
+	ms, perSec := float64(time.Millisecond), 1/float64(time.Second)
+	ref := littleRef{limit: 11.9, x: 38 * perSec, rtt: 308 * ms, ok: 308 * ms, all: 38 * perSec,
+		step: 0.1, set: true, steady: true, k: 38}
+	judge := func(overX float64) (little, float64) {
+		s := little{windows: 8, phase: littleDescend, upEvery: littleUpFirst, steady: true, lastAll: 17.1 * perSec, overX: overX}
+		next, _ := s.verify(&cfg, ref, false, 5.9, 17.1*perSec, 268*ms, 268*ms, 18, 0.37, int64(8*time.Second))
+		return s, next
+	}
+	s, next := judge(0.5 * perSec) // the limits above served half a call a second
+	if next != 11.9 || s.phase != littleSlow || !s.ref.set || s.ref.limit != 5.9 {
+		t.Fatalf("next %.1f, phase %d, reference %+v: back to 11.9 in slow start, verified against 5.9", next, s.phase, s.ref)
+	}
+	if s.overX != 0 || s.descX != 0 {
+		t.Fatalf("the descent is over, yet its goodput above is kept: %v, %v", s.overX, s.descX)
+	}
+	s, next = judge(40 * perSec) // a limit above served as much as 11.9
+	if s.phase != littleCruise || next > 11.9 || next < 5.9 {
+		t.Fatalf("next %.1f, phase %d: a limit above served as much, so the knee is near 11.9, in cruise", next, s.phase)
+	}
+}
+
+// The descent steps down past the limits it has seen overloaded. Each step's
+// upper epoch counts among the limits above only once the next step leaves
+// it: the knee test compares the upper limit with what the ones above it
+// served.
+func TestLittleDescentKeepsTheGoodputOfTheLimitsAbove(t *testing.T) {
+	cfg := Config{Algorithm: Little, InitialLimit: 400, MaxLimit: 10000}.WithDefaults()
+	ms, perSec := float64(time.Millisecond), 1/float64(time.Second)
+	s := little{windows: 4, phase: littleDescend, upEvery: littleUpFirst}
+	epoch := func(limit, x float64) {
+		s.ek, s.edur, s.emax = x, float64(time.Second), math.Floor(limit)
+		s.esum, s.eok = 300*ms*s.ek, 300*ms*s.ek
+		s.decide(&cfg, limit, int64(s.windows)*int64(time.Second))
+		s.windows++
+	}
+	near := func(a, b float64) bool { return math.Abs(a-b) <= 1e-9*b }
+	epoch(200, 388)
+	if s.overX != 0 || !near(s.descX, 388*perSec) {
+		t.Fatalf("after the step from 200: goodput above %v, upper %v; want 0 and 388 a second", s.overX/perSec, s.descX/perSec)
+	}
+	s.ref.set = false
+	epoch(50, 414)
+	if !near(s.overX, 388*perSec) || !near(s.descX, 414*perSec) {
+		t.Fatalf("after the step from 50: goodput above %v, upper %v; want 388 and 414 a second", s.overX/perSec, s.descX/perSec)
+	}
+}
+
+// A descent that reaches the lowest limit with every step still
+// overloaded (the dependency working off calls its clients gave up) says
+// nothing of where the knee is. Once the latency there is the no-load one,
+// the limit grows as at the start, an epoch at a time, not by cruise's
+// steps of a few percent on epochs of a hundred samples. The dependency:
+// C=8, 100 ms a call, ten calls a second per slot; every window rejects.
+func TestLittleDescentToTheLowestLimitGrowsAgain(t *testing.T) {
+	cfg := Config{Algorithm: Little, InitialLimit: 170, MaxLimit: 1000}.WithDefaults()
+	s := little{windows: 20, phase: littleDescend, upEvery: littleUpFirst}
+	limit := float64(cfg.MinLimit)
+	now := int64(20 * time.Second)
+	for i := 0; i < 8 && math.Floor(limit) < 8; i++ {
+		l := math.Floor(limit)
+		rtt := time.Duration(100 * math.Max(1, l/8) * float64(time.Millisecond))
+		now += int64(2 * time.Second)
+		limit = s.update(&cfg, limit, figures{rtt: rtt, okRTT: rtt, maxIF: int(l), samples: int(20 * math.Min(l, 8)),
+			rejects: 100, duration: int64(2 * time.Second), now: now})
+	}
+	if math.Floor(limit) < 8 {
+		t.Fatalf("after eight epochs from the lowest limit, the limit is %.1f (phase %d), not yet at the knee of 8", limit, s.phase)
+	}
+}
+
+// Drops while the limit does not bind say the limit is too high to matter,
+// and cut it to where it binds; but only past their noise. An epoch of a
+// slow dependency holds a dozen or two samples, and one or two slow calls
+// of a heavy tail that time out among them are a tenth of them. The epoch
+// (a bimodal dependency of 730 ms under half its capacity, in slow start
+// at 16): 16 samples, 9 calls in flight at most.
+func TestLittleDropsUnderAnUnboundLimitPassTheirNoise(t *testing.T) {
+	cfg := Config{Algorithm: Little, InitialLimit: 1, MaxLimit: 1000}.WithDefaults()
+	ms := float64(time.Millisecond)
+	judge := func(d float64) float64 {
+		s := little{windows: 8, phase: littleSlow, upEvery: littleUpFirst, r0: 432 * ms, r0a: 683 * ms, r0w: 60,
+			r0ok: true, proven: true, emaxPrev: 9}
+		s.ek, s.ed, s.edur, s.emax = 16, d, float64(time.Second), 9
+		s.esum, s.eok = 640*ms*16, 600*ms*(16-d)
+		return s.decide(&cfg, 16, int64(20*time.Second))
+	}
+	if next := judge(2); next != 16 {
+		t.Fatalf("2 drops of 16 under an unbound limit cut it to %.1f", next)
+	}
+	if next := judge(8); next >= 16 {
+		t.Fatalf("8 drops of 16 under an unbound limit left it at %.1f", next)
+	}
+}
