@@ -35,7 +35,7 @@ const (
 	littleAppDrops       = 0.05 // drops above the usual share while the limit does not bind: the limit is too high to matter
 	littleLatencyJump    = 3.0  // a latency this many times the no-load latency is overload
 	littleMaxCut         = 0.5  // one decision cuts the limit by at most half
-	littleDeepCut        = 0.25 // ... or, in overload with littleDeepSamples samples, to a quarter
+	littleDeepCut        = 0.1  // ... or, in overload with littleDeepSamples samples, to a tenth
 	littleDeepSamples    = 50
 	littleMinVerify      = 0.05    // a verified change moves the limit (log) by at least this
 	littleMaxVerify      = 0.12    // ... and needs no more than this

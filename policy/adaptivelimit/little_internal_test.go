@@ -414,3 +414,19 @@ func TestLittleDropsUnderAnUnboundLimitPassTheirNoise(t *testing.T) {
 		t.Fatalf("8 drops of 16 under an unbound limit left it at %.1f", next)
 	}
 }
+
+// A window in which most calls time out cuts by the share that does, down
+// to a tenth of the limit when it holds enough samples to trust: on a
+// dependency that keeps working on abandoned calls, each window at a limit
+// whose calls all time out adds a limit's worth of them per timeout. The
+// window: 170 calls allowed, 100 samples, 95 of them drops, no r0 yet.
+func TestLittleMostCallsTimingOutCutDeep(t *testing.T) {
+	cfg := Config{Algorithm: Little, InitialLimit: 170, MaxLimit: 1000}.WithDefaults()
+	s := little{windows: 2, upEvery: littleUpFirst}
+	ms := int64(time.Millisecond)
+	next := s.update(&cfg, 170, figures{rtt: time.Duration(200 * ms), okRTT: time.Duration(180 * ms), maxIF: 170,
+		samples: 100, drops: 95, duration: 500 * ms, now: 2000 * ms})
+	if want := 17.0; math.Abs(next-want) > 1e-9 {
+		t.Fatalf("95 drops of 100 cut 170 to %.1f, want %.1f (a tenth)", next, want)
+	}
+}

@@ -277,7 +277,9 @@ func earlyFixture(t *testing.T, alg adaptivelimit.Algorithm) (*adaptivelimit.Lim
 
 // Little answers a window whose drops are most of its samples as soon as
 // they reach max(2×MinWindowSamples, limit/2), without waiting for the
-// window's end: the limit is cut 200 ms into a 1 s window.
+// window's end: the limit is cut 200 ms into a 1 s window. After a cut, the
+// drops of the calls still in flight from before it do not count towards
+// the next trip.
 func TestLittleDropsEndAWindowEarly(t *testing.T) {
 	l, clk, ps := earlyFixture(t, adaptivelimit.Little)
 	clk.Advance(200 * time.Millisecond)
@@ -289,12 +291,33 @@ func TestLittleDropsEndAWindowEarly(t *testing.T) {
 	assert.Less(t, l.Handle().Limit(), 40, "the 20th drop ends the window and the limit is cut")
 	cut := l.Handle().Limit()
 
-	// After a cut the next window runs its course: the calls admitted
-	// before it still time out, and are no news.
+	// After a cut the calls admitted before it still time out, and are no
+	// news: their drops do not count towards the next trip.
+	windows := l.Handle().Snapshot().Windows
 	for i := 20; i < 40; i++ {
 		l.Release(ps[i], adaptivelimit.OutcomeDrop)
 	}
 	assert.Equal(t, cut, l.Handle().Limit(), "drops of calls admitted before the cut end no window early")
+	assert.Equal(t, windows, l.Handle().Snapshot().Windows, "drops of calls admitted before the cut end no window early")
+
+	// Drops of calls admitted since the cut do: a trip's worth of them
+	// (20) ends the window as early as before the cut.
+	fresh := make([]adaptivelimit.Permit, 0, cut)
+	for range cut {
+		p, ok := l.TryAcquire()
+		require.True(t, ok)
+		fresh = append(fresh, p)
+	}
+	require.GreaterOrEqual(t, len(fresh), 20)
+	for _, p := range fresh[:19] {
+		l.Release(p, adaptivelimit.OutcomeDrop)
+	}
+	assert.Equal(t, windows, l.Handle().Snapshot().Windows, "19 drops since the cut are under the trip")
+	l.Release(fresh[19], adaptivelimit.OutcomeDrop)
+	assert.Equal(t, windows+1, l.Handle().Snapshot().Windows, "the 20th drop since the cut ends the window early")
+	for _, p := range fresh[20:] {
+		l.Release(p, adaptivelimit.OutcomeSuccess)
+	}
 }
 
 // Drops that are not most of the window's samples, however many, let the

@@ -2,7 +2,6 @@ package adaptivelimit
 
 import (
 	"context"
-	"math"
 	"time"
 
 	"github.com/resilience4cata/r4c/events"
@@ -111,8 +110,11 @@ func (l *Limiter) endWindow(ctx context.Context, now int64) {
 		trip := int64(dropTrip(&l.cfg, w.limit))
 		if w.limit < old {
 			// After a cut the calls admitted before it still time out:
-			// the next window runs its course.
-			trip = math.MaxInt64
+			// they do not count towards the trip, only the drops of calls
+			// admitted since. (A window that ran its course after every
+			// cut would, on a fast dependency whose calls all time out,
+			// let a thousand timeouts' worth of calls in per second.)
+			trip += int64(uint32(l.hot.word.Load()))
 		}
 		l.dropTrip.Store(trip)
 	}
