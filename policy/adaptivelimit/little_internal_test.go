@@ -182,6 +182,18 @@ func TestLittleCutGoodputFollowedLearnsFromBothLimits(t *testing.T) {
 	}
 }
 
+// steadyRef is the reference epoch of a step at limit: k samples, none a
+// drop, x of them a nanosecond at latency rtt, steady by Little's law.
+func steadyRef(limit, x, rtt, k float64) littleRef {
+	return littleRef{limit: limit, x: x, rtt: rtt, ok: rtt, all: x, step: 0.1, set: true, steady: true, k: k}
+}
+
+// inDescent is Little in the descent, its last epoch completing all calls
+// a nanosecond: the state a step down is verified in.
+func inDescent(all float64) little {
+	return little{windows: 8, phase: littleDescend, upEvery: littleUpFirst, steady: true, lastAll: all}
+}
+
 // The descent steps down while a cut holds goodput. With few samples (a
 // slow dependency: 18 calls an epoch) the noise cannot tell a cut that held
 // goodput from one goodput followed, and each step down costs seconds under
@@ -192,10 +204,9 @@ func TestLittleCutGoodputFollowedLearnsFromBothLimits(t *testing.T) {
 func TestLittleDescentStopsWhereTheNoiseCannotTell(t *testing.T) {
 	cfg := Config{Algorithm: Little, InitialLimit: 20, MaxLimit: 1000}.WithDefaults()
 	ms, perSec := float64(time.Millisecond), 1/float64(time.Second)
-	ref := littleRef{limit: 20, x: 19.9 * perSec, rtt: 946.7 * ms, ok: 946.7 * ms, all: 19.9 * perSec,
-		step: 0.1, set: true, steady: true, k: 20}
+	ref := steadyRef(20, 19.9*perSec, 946.7*ms, 20)
 	judge := func(sigma float64) (little, float64) {
-		s := little{windows: 8, phase: littleDescend, upEvery: littleUpFirst, steady: true, lastAll: 18.2 * perSec}
+		s := inDescent(18.2 * perSec)
 		next, _ := s.verify(&cfg, ref, false, 10, 18.2*perSec, 565.7*ms, 565.7*ms, 18, littleTolerance*sigma, int64(7*time.Second))
 		if next == 0 { // the phase's own rule decides: the descent steps on
 			next = 10 * descent(18)
@@ -322,23 +333,24 @@ func TestLittleCutWithDropsGoesNoFurtherThanTheQueue(t *testing.T) {
 func TestLittleDescentUnderAKneeAboveGrowsAgain(t *testing.T) {
 	cfg := Config{Algorithm: Little, InitialLimit: 760, MaxLimit: 10000}.WithDefaults()
 	ms, perSec := float64(time.Millisecond), 1/float64(time.Second)
-	ref := littleRef{limit: 11.9, x: 38 * perSec, rtt: 308 * ms, ok: 308 * ms, all: 38 * perSec,
-		step: 0.1, set: true, steady: true, k: 38}
-	judge := func(overX float64) (little, float64) {
-		s := little{windows: 8, phase: littleDescend, upEvery: littleUpFirst, steady: true, lastAll: 17.1 * perSec, overX: overX}
-		next, _ := s.verify(&cfg, ref, false, 5.9, 17.1*perSec, 268*ms, 268*ms, 18, 0.37, int64(8*time.Second))
-		return s, next
-	}
-	s, next := judge(0.5 * perSec) // the limits above served half a call a second
-	if next != 11.9 || s.phase != littleSlow || !s.ref.set || s.ref.limit != 5.9 {
-		t.Fatalf("next %.1f, phase %d, reference %+v: back to 11.9 in slow start, verified against 5.9", next, s.phase, s.ref)
-	}
-	if s.overX != 0 || s.descX != 0 {
-		t.Fatalf("the descent is over, yet its goodput above is kept: %v, %v", s.overX, s.descX)
-	}
-	s, next = judge(40 * perSec) // a limit above served as much as 11.9
-	if s.phase != littleCruise || next > 11.9 || next < 5.9 {
-		t.Fatalf("next %.1f, phase %d: a limit above served as much, so the knee is near 11.9, in cruise", next, s.phase)
+	for _, c := range []struct {
+		above float64 // the most goodput a limit above 11.9 served
+		slow  bool    // whether the limit goes back up in slow start
+	}{
+		{above: 0.5 * perSec, slow: true}, // overloaded by a backlog: half a call a second
+		{above: 40 * perSec, slow: false}, // as much as 11.9: the knee is near it
+	} {
+		s := inDescent(17.1 * perSec)
+		s.overX = c.above
+		next, _ := s.verify(&cfg, steadyRef(11.9, 38*perSec, 308*ms, 38), false, 5.9, 17.1*perSec, 268*ms, 268*ms, 18, 0.37, int64(8*time.Second))
+		switch {
+		case c.slow && (next != 11.9 || s.phase != littleSlow || !s.ref.set || s.ref.limit != 5.9):
+			t.Fatalf("next %.1f, phase %d, reference %+v: back to 11.9 in slow start, verified against 5.9", next, s.phase, s.ref)
+		case !c.slow && (s.phase != littleCruise || next > 11.9 || next < 5.9):
+			t.Fatalf("next %.1f, phase %d: a limit above served as much, so the knee is near 11.9, in cruise", next, s.phase)
+		case s.overX != 0 || s.descX != 0:
+			t.Fatalf("the descent is over, yet its goodput above is kept: %v, %v", s.overX, s.descX)
+		}
 	}
 }
 
