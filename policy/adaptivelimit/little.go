@@ -132,9 +132,9 @@ type little struct {
 	restoreA   float64   // and its time in the slot, drops included
 	lastE      float64   // the share of the last verified change that throughput followed
 	overLimit  float64   // the limit an overload cut came from, while the no-load latency is unknown
+	overRTT    float64   // and the latency there
 	overX      float64   // the most goodput served by a limit found above the knee, while it is unknown
 	descX      float64   // and by the limit the last step of the descent came from
-	overRTT    float64   // and the latency there
 	preGrow    float64   // the limit before a growth that no epoch has judged yet
 	bound      bool      // the last epoch's calls in flight filled its limit on average
 	lastX      float64   // the goodput of the last epoch judged
@@ -522,12 +522,12 @@ func (s *little) decide(cfg *Config, limit float64, now int64) float64 {
 		s.overLimit = 0
 		if limit <= float64(cfg.MinLimit) {
 			// Nothing below to try: the latency at the lowest limit is
-			// the no-load latency.
-			// Where the knee is above, nothing says: the descent was
-			// overload all the way down, which at the lowest limit was
-			// not the limit's (the dependency still working off calls
-			// its clients gave up, or a capacity that came back). Grow
-			// from here as at the start, until a queue shows.
+			// the no-load latency. Where the knee is above, nothing
+			// says: the descent was overload all the way down, which at
+			// the lowest limit was not the limit's (the dependency still
+			// working off calls its clients gave up, or a capacity that
+			// came back). Grow from here as at the start, until a queue
+			// shows.
 			s.learnR0(rs, rtt, k, true)
 			s.proven = true
 			s.phase = littleSlow
