@@ -531,6 +531,7 @@ func (s *little) decide(cfg *Config, limit float64, now int64) float64 {
 			s.learnR0(rs, rtt, k, true)
 			s.proven = true
 			s.phase = littleSlow
+			s.overX, s.descX = 0, 0 // the descent is over
 			return limit
 		}
 		// This epoch becomes the upper limit of the next step; the one

@@ -388,7 +388,9 @@ func TestLittleDescentKeepsTheGoodputOfTheLimitsAbove(t *testing.T) {
 // C=8, 100 ms a call, ten calls a second per slot; every window rejects.
 func TestLittleDescentToTheLowestLimitGrowsAgain(t *testing.T) {
 	cfg := Config{Algorithm: Little, InitialLimit: 170, MaxLimit: 1000}.WithDefaults()
-	s := little{windows: 20, phase: littleDescend, upEvery: littleUpFirst}
+	// What the limits above served (a backlog: little) is the descent's,
+	// and ends with it.
+	s := little{windows: 20, phase: littleDescend, upEvery: littleUpFirst, overX: 1e-9, descX: 2e-9}
 	limit := float64(cfg.MinLimit)
 	now := int64(20 * time.Second)
 	for i := 0; i < 8 && math.Floor(limit) < 8; i++ {
@@ -400,6 +402,9 @@ func TestLittleDescentToTheLowestLimitGrowsAgain(t *testing.T) {
 	}
 	if math.Floor(limit) < 8 {
 		t.Fatalf("after eight epochs from the lowest limit, the limit is %.1f (phase %d), not yet at the knee of 8", limit, s.phase)
+	}
+	if s.overX != 0 || s.descX != 0 {
+		t.Fatalf("the descent ended at the lowest limit, yet its goodput above is kept: %v, %v", s.overX, s.descX)
 	}
 }
 
