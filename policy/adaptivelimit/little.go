@@ -382,7 +382,7 @@ func (s *little) decide(cfg *Config, limit float64, now int64) float64 {
 			return s.change(cfg, limit, dr.limit, now, rtt)
 		}
 	}
-	if !full && d >= 3 && d/k > s.f0+math.Max(littleAppDrops, littleDropNoise*binomial(math.Max(s.f0, math.Min(d/k, 0.5)), k)) {
+	if !full && d >= 3 && d/k > s.f0+math.Max(littleAppDrops, s.dropNoise(d/k, k)) {
 		// The limit did not bind, yet calls time out: the dependency does
 		// not keep up and the limit is too high to matter (in-flight calls
 		// are bounded by the timeouts). Bring it down to where it binds.
@@ -933,12 +933,16 @@ func followed(ref littleRef, lnL, x, rs float64) float64 {
 // of 40 calls that each drop with a chance of 0.3 varies by 0.07 from
 // window to window).
 func (s *little) dropExcess(f, k float64) float64 {
-	return math.Max(littleDropExcess, littleDropNoise*binomial(math.Max(s.f0, math.Min(f, 0.5)), k))
+	return math.Max(littleDropExcess, s.dropNoise(f, k))
 }
 
-// binomial returns the standard deviation of the share of k calls that
-// each drop with a chance of p.
-func binomial(p, k float64) float64 { return math.Sqrt(p * (1 - p) / k) }
+// dropNoise is littleDropNoise binomial noise units of the drop share of k
+// calls, each dropping with the usual share or the share f seen (at most
+// half), whichever is more.
+func (s *little) dropNoise(f, k float64) float64 {
+	p := math.Max(s.f0, math.Min(f, 0.5))
+	return littleDropNoise * math.Sqrt(p*(1-p)/k)
+}
 
 // littleTarget is the limit that serves x calls a nanosecond at a no-load
 // latency of r0 with the headroom, by Little's law, rounded to the nearest
