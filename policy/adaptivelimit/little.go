@@ -900,15 +900,18 @@ func (s *little) verify(cfg *Config, ref littleRef, probing bool, limit, x, rtt,
 	if s.phase == littleDescend && !probing {
 		overX := s.overX
 		s.overX, s.descX = 0, 0
-		if e >= littleBelowKnee && ref.steady && ref.ok <= sLo*(1+tol) && ref.x > overX*(1+tol) {
+		if e >= littleBelowKnee && ref.steady && ref.ok <= sLo*(1+tol) && (ref.x > overX*(1+tol) || overX > ref.x*(1+tol)) {
 			// Goodput followed a step of the descent in full, and the
 			// latency at the upper limit was the one here within its
-			// noise: the upper limit was below the knee as well. And it
-			// served more than any limit above it that the descent came
-			// down from: those were overloaded by more than the limit (a
-			// backlog of calls the dependency still worked on after their
-			// clients gave up), and say nothing of where the knee is.
-			// Back up, and grow from there as at the start.
+			// noise: the upper limit was below the knee as well. Only a
+			// limit above that served as much (within the noise) puts the
+			// knee near the upper limit. One that served less was
+			// overloaded by more than the limit (a backlog of calls the
+			// dependency still worked on after their clients gave up) and
+			// says nothing of where the knee is; one that served more says
+			// the knee is above (the first window at a limit far above C,
+			// before the backlog grew, serves at capacity). Back up, and
+			// grow from there as at the start.
 			s.phase = littleSlow
 			return s.move(cfg, limit, hi, x, rtt, now), true
 		}

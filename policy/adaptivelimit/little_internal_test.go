@@ -325,7 +325,8 @@ func TestLittleCutWithDropsGoesNoFurtherThanTheQueue(t *testing.T) {
 // overloaded by a backlog of calls the dependency went on running after
 // their clients gave up, not by the limit), nothing says where that knee
 // is: the limit goes back up and grows as at the start. Where a limit above
-// served as much, the knee is near the upper limit, and cruise holds there.
+// served as much, the knee is near the upper limit, and cruise holds there;
+// where one served far more, the knee is far above, and slow start goes on.
 // The epochs (a PS dependency of C=76 at 290 ms whose limit started at
 // 760: every call timed out until 5 s, and the descent came down to 11.9,
 // where cruise held it for 20 s): at 11.9, 38 calls a second at 308 ms; at
@@ -339,6 +340,7 @@ func TestLittleDescentUnderAKneeAboveGrowsAgain(t *testing.T) {
 	}{
 		{above: 0.5 * perSec, slow: true}, // overloaded by a backlog: half a call a second
 		{above: 40 * perSec, slow: false}, // as much as 11.9: the knee is near it
+		{above: 100 * perSec, slow: true}, // far more than 11.9 (the first window, before the backlog): the knee is far above
 	} {
 		s := inDescent(17.1 * perSec)
 		s.overX = c.above
