@@ -136,6 +136,7 @@ type little struct {
 	overX      float64   // the most goodput served by a limit found above the knee, while it is unknown
 	descX      float64   // and by the limit the last step of the descent came from
 	preGrow    float64   // the limit before a growth that no epoch has judged yet
+	backTo     float64   // the limit an overshoot was cut back to, while later cuts take the limit below it
 	bound      bool      // the last epoch's calls in flight filled its limit on average
 	lastX      float64   // the goodput of the last epoch judged
 	lastL      float64   // and its limit
@@ -225,7 +226,7 @@ func (s *little) update(cfg *Config, limit float64, f figures) float64 {
 	s.erej += float64(f.rejects)
 	s.edur += dur
 	s.emax = math.Max(s.emax, float64(f.maxIF))
-	if s.phase == littleCruise && s.ek < littleCruiseSamples && !s.clearQueue(cfg, limit) && math.Floor(limit) > 1 ||
+	if s.phase == littleCruise && s.ek < littleCruiseSamples && !s.clearQueue(cfg, limit) && math.Floor(limit) > 1 && !(s.backFar(limit) && s.ek >= littleMinSamples) ||
 		s.ek < littleMinSamples && s.phase == littleCruise ||
 		s.phase == littleStart && s.ek < littleMinSamples && !(slow && s.ek >= littleMinSamples/2) {
 		// Cruise and the first judgement pool enough samples to trust
@@ -237,7 +238,9 @@ func (s *little) update(cfg *Config, limit float64, f figures) float64 {
 		// a few percent and verifies each move, but a queue so clear
 		// that fewer samples show it is answered as soon as they do.
 		// At a limit of one call, any move is by a call or more (twice
-		// the limit): littleMinSamples verify it.
+		// the limit): littleMinSamples verify it. So do they the move
+		// back to the limit before an overshoot (backTo): several times
+		// the limit, like slow start's.
 		return limit
 	}
 	return s.decide(cfg, limit, f.now)
@@ -247,11 +250,15 @@ func (s *little) update(cfg *Config, limit float64, f figures) float64 {
 // LatencyCeiling passed, drops well above their usual share, or a latency
 // far above the no-load one. It cuts at once, by at most half.
 func (s *little) overloaded(cfg *Config, limit float64, f figures, rtt, rs, k, d, dur float64) (float64, bool) {
-	strong := f.overload ||
-		(d >= 3 && d/k > math.Max(littleDropShare, s.f0+s.dropExcess(d/k, k))) ||
-		(s.r0ok && k >= 5 && rs > littleLatencyJump*s.r0)
+	drops := d >= 3 && d/k > math.Max(littleDropShare, s.f0+s.dropExcess(d/k, k))
+	strong := f.overload || drops || (s.r0ok && k >= 5 && rs > littleLatencyJump*s.r0)
 	if !strong {
 		return 0, false
+	}
+	if !drops {
+		// Overload without timeouts leaves no backlog of abandoned calls
+		// behind: whatever the limit is cut to, the dependency is slower.
+		s.backTo = 0
 	}
 	if ref := s.ref; ref.set && ref.limit < limit {
 		// The growth that led here went past the knee: back below it.
@@ -267,12 +274,14 @@ func (s *little) overloaded(cfg *Config, limit float64, f figures, rtt, rs, k, d
 		// takes to grow back.
 		s.phase = littleCruise
 		s.ref.set, s.probing, s.step, s.restore = false, false, 0, 0
+		s.backTo = overshoot(drops, ref.limit)
 		return s.change(cfg, limit, ref.limit, f.now, rtt), true
 	}
 	if s.r0ok && s.preGrow > 0 && math.Floor(s.preGrow) < math.Floor(limit) {
 		// Likewise after a growth of cruise that no epoch has judged yet.
 		s.phase = littleCruise
 		s.ref.set, s.probing, s.step, s.restore = false, false, 0, 0
+		s.backTo = overshoot(drops, s.preGrow)
 		return s.change(cfg, limit, s.preGrow, f.now, rtt), true
 	}
 	floor := littleMaxCut
@@ -313,6 +322,22 @@ func (s *little) overloaded(cfg *Config, limit float64, f figures, rtt, rs, k, d
 	}
 	s.ref.set, s.probing, s.step, s.restore = false, false, 0, 0 // an overloaded window is no reference
 	return s.change(cfg, limit, math.Min(next, limit-1), f.now, rtt), true
+}
+
+// overshoot returns the limit a growth that overloaded the dependency is
+// cut back to, to be kept in backTo: only where calls timed out, since only
+// they leave a backlog behind (calls the dependency still runs after their
+// clients gave up) that can overload the limits below it for a while.
+func overshoot(drops bool, back float64) float64 {
+	if drops {
+		return back
+	}
+	return 0
+}
+
+// backFar reports whether the limit is more than a call below backTo.
+func (s *little) backFar(limit float64) bool {
+	return math.Floor(s.backTo) > math.Floor(limit)+1
 }
 
 // decide judges the pooled epoch and returns the next estimate.
@@ -588,6 +613,21 @@ func (s *little) decide(cfg *Config, limit float64, now int64) float64 {
 	target := s.target(all, s.r0a)
 	if q <= h+tol {
 		s.suspect = false
+	}
+	if s.backTo > 0 {
+		if !s.backFar(limit) {
+			s.backTo = 0 // a call away: cruise's own step up, with its care at small limits
+		} else if q < h/2 && s.steady && d/k <= s.f0+littleDropExcess {
+			// Cut below the limit an overshoot went back to (the
+			// overshoot's backlog: calls the dependency still ran after
+			// their clients gave up overloaded the limits below it), and
+			// now no queue: the backlog is gone, and that limit held
+			// before the overshoot. Back to it at once, verified, rather
+			// than by cruise's steps of an epoch each.
+			next := s.backTo
+			s.backTo, s.step, s.hold = 0, 0, 0
+			return s.move(cfg, limit, next, x, rtt, now)
+		}
 	}
 	switch {
 	case q > h+tol:

@@ -449,3 +449,55 @@ func TestLittleMostCallsTimingOutCutDeep(t *testing.T) {
 		t.Fatalf("95 drops of 100 cut 170 to %.1f, want %.1f (a tenth)", next, want)
 	}
 }
+
+// A slow start that doubles past a sharp knee (processor sharing: latency
+// flat up to C, then every call slows) makes most calls time out, and the
+// dependency still runs them after their clients gave up. Cut back to the
+// limit before the doubling, that backlog overloads it and the limits below
+// it too, and overload cuts them down. Once an epoch at the lower limit is
+// clean again, the backlog is gone and the limit before the overshoot held:
+// the limit goes back to it in one verified move after one window, not
+// by cruise's small steps on long ones. The dependency: C=17, 100 ms.
+func TestLittleBackAfterAnOvershootsBacklog(t *testing.T) {
+	cfg := Config{Algorithm: Little, InitialLimit: 170, MaxLimit: 1000}.WithDefaults()
+	ms := time.Millisecond
+	for _, drops := range []bool{true, false} {
+		s := little{windows: 10, phase: littleSlow, r0: float64(100 * ms), r0a: float64(100 * ms), r0w: 400, r0ok: true,
+			proven: true, upEvery: littleUpFirst, steady: true, cv: 0.15, cvCount: 10}
+		s.ref = steadyRef(16, 150/float64(time.Second), float64(100*ms), 150)
+		now := int64(15 * time.Second)
+		win := func(limit float64, rtt time.Duration, k, d, maxIF int) float64 {
+			now += int64(time.Second)
+			return s.update(&cfg, limit, figures{rtt: rtt, okRTT: rtt, samples: k, drops: d, maxIF: maxIF, rejects: 100,
+				duration: int64(time.Second), now: now})
+		}
+		// The doubling to 32: most calls time out (or, without drops,
+		// the latency jumps: a dependency that got slower, no backlog).
+		limit := win(32, 400*ms, 80, map[bool]int{true: 60, false: 0}[drops], 32)
+		if limit != 16 {
+			t.Fatalf("drops %v: the overshoot to 32 went to %.1f, not back to 16", drops, limit)
+		}
+		if want := map[bool]float64{true: 16, false: 0}[drops]; s.backTo != want {
+			t.Fatalf("drops %v: backTo %v, want %v", drops, s.backTo, want)
+		}
+		if !drops {
+			continue
+		}
+		// The backlog: at 16 and at 8 calls still time out.
+		for i := 0; i < 4 && limit >= 8; i++ {
+			limit = win(limit, 200*ms, 40, 40, int(limit))
+		}
+		if limit >= 8 || s.backTo != 16 {
+			t.Fatalf("the backlog's overload cut to %.1f (backTo %v); want under 8, still back to 16", limit, s.backTo)
+		}
+		// Clean again: a window at the no-load latency.
+		low := limit
+		for i := 0; i < 2 && limit == low; i++ { // the first may still see calls from before the cut
+			limit = win(limit, 100*ms, 10*int(limit), 0, int(limit))
+		}
+		if limit != 16 || !s.ref.set || s.ref.limit != low || s.backTo != 0 {
+			t.Fatalf("after clean epochs at %.1f: limit %.1f, reference %+v, backTo %v; want 16 at once, verified against %.1f",
+				low, limit, s.ref, s.backTo, low)
+		}
+	}
+}
