@@ -212,6 +212,8 @@ func (s *little) update(cfg *Config, limit float64, f figures) float64 {
 		// like a queue. Another window tells.
 		dead = true
 	}
+	// A window at the limit holds fewer samples than an epoch needs.
+	few := math.Floor(limit)*float64(cfg.Window) < littleMinSamples*rtt
 	one := math.Floor(limit) <= 1 // one call at a time: no call is cut short by the window's start
 	if dead || s.windows == 1 && !(slow && f.duration >= 2*int64(cfg.Window)) && !one {
 		// The first window is judged only where the dependency is so
@@ -228,11 +230,13 @@ func (s *little) update(cfg *Config, limit float64, f figures) float64 {
 	s.emax = math.Max(s.emax, float64(f.maxIF))
 	if s.phase == littleCruise && s.ek < littleCruiseSamples && !s.clearQueue(cfg, limit) && math.Floor(limit) > 1 && !(s.backFar(limit) && s.ek >= littleMinSamples) ||
 		s.ek < littleMinSamples && s.phase == littleCruise ||
-		s.phase == littleStart && s.ek < littleMinSamples && !(slow && s.ek >= littleMinSamples/2) {
+		s.phase == littleStart && s.ek < littleMinSamples && !((slow || few) && s.ek >= littleMinSamples/2) {
 		// Cruise and the first judgement pool enough samples to trust
 		// (the first, half as many from a slow dependency, whose windows
-		// are seconds long at a low limit: it only sets the reference the
-		// first doubling is verified against); slow start and the descent
+		// are seconds long at a low limit, or wherever a window at the
+		// limit holds fewer than littleMinSamples, such as one call at a
+		// time of a few hundred milliseconds: it only sets the reference
+		// the first doubling is verified against); slow start and the descent
 		// judge each window, since they move the limit by twice or more.
 		// Cruise pools littleCruiseSamples, since it moves the limit by
 		// a few percent and verifies each move, but a queue so clear
@@ -839,6 +843,13 @@ func (s *little) verify(cfg *Config, ref littleRef, probing bool, limit, x, rtt,
 		case e > littleAboveKnee && !s.r0ok:
 			// The knee seems to lie between: a guess, to be proven.
 			s.learnR0(sLo, rLo, k, true)
+		case e > littleAboveKnee && s.phase != littleCruise && math.Floor(s.target(aHi, math.Max(rLo, s.r0a))) >= math.Floor(hi):
+			// Slow start, a growth the noise cannot tell, and Little's
+			// law on the no-load latency puts the knee at the upper limit
+			// or above it: the growth goes on.
+			s.phase = littleSlow
+			s.upEvery = littleUpFirst
+			return 0, false
 		case e <= littleAboveKnee:
 			// Growth went past the knee. In cruise, back to the lower
 			// limit: it was shown to serve as much, while Little's law on

@@ -501,3 +501,64 @@ func TestLittleBackAfterAnOvershootsBacklog(t *testing.T) {
 		}
 	}
 }
+
+// The first judgement only sets the reference the first doubling is
+// verified against. Where a window at the limit holds fewer samples than an
+// epoch needs (one call at a time of a 460 ms dependency: two a second), it
+// takes half as many, as for a dependency slower than half a window: 10
+// samples, five seconds, not ten.
+func TestLittleFirstJudgementOfFewSamplesAWindow(t *testing.T) {
+	cfg := Config{Algorithm: Little, InitialLimit: 1, MaxLimit: 1000}.WithDefaults()
+	for _, c := range []struct {
+		rtt     time.Duration
+		samples int // a window's
+		windows int // the window the limit first doubles at
+	}{
+		{rtt: 460 * time.Millisecond, samples: 2, windows: 5},
+		{rtt: 150 * time.Millisecond, samples: 6, windows: 2},
+	} {
+		var s little
+		limit, now := 1.0, int64(0)
+		for w := 1; w <= 12; w++ {
+			now += int64(time.Second)
+			limit = s.update(&cfg, limit, figures{rtt: c.rtt, okRTT: c.rtt, samples: c.samples, maxIF: 1, rejects: 10,
+				duration: int64(time.Second), now: now})
+			if limit != 1 {
+				if limit != 2 || w != c.windows {
+					t.Fatalf("%v a call, %d samples a window: the limit went to %.1f at window %d; want 2 at window %d",
+						c.rtt, c.samples, limit, w, c.windows)
+				}
+				break
+			}
+		}
+		if limit == 1 {
+			t.Fatalf("%v a call: the limit never doubled", c.rtt)
+		}
+	}
+}
+
+// Slow start's doubling from 1 to 2 calls, on epochs of a dozen samples,
+// reads goodput up by 32% and latency up by 40%: the noise cannot tell
+// whether it was answered. With the no-load latency known (107.5 ms, learnt
+// at one call), Little's law on the upper limit's completions puts the knee
+// at 2 or above: slow start goes on rather than hand a limit of 2 to
+// cruise, whose epochs of a hundred samples take 20 s to grow to C=40 from
+// there. Where the no-load latency puts the knee below 2, cruise takes over.
+func TestLittleSlowStartGoesOnWhereLittlesLawPutsTheKneeAbove(t *testing.T) {
+	cfg := Config{Algorithm: Little, InitialLimit: 1, MaxLimit: 1000}.WithDefaults()
+	ms, perSec := float64(time.Millisecond), 1/float64(time.Second)
+	for _, c := range []struct {
+		r0   float64
+		slow bool
+	}{{r0: 107.5 * ms, slow: true}, {r0: 40 * ms, slow: false}} {
+		s := little{windows: 6, phase: littleSlow, r0: c.r0, r0a: c.r0, r0w: 23, r0ok: true, proven: true,
+			upEvery: littleUpFirst, steady: true, lastAll: 15.3 * perSec}
+		next, decided := s.verify(&cfg, steadyRef(1, 11.6*perSec, 85.4*ms, 12), false, 2, 15.3*perSec, 119.5*ms, 119.5*ms, 17, 0.37, int64(5*time.Second))
+		if c.slow && (decided || s.phase != littleSlow) {
+			t.Fatalf("r0 %v ms: next %.1f (decided %v), phase %d; want slow start to go on", c.r0/ms, next, decided, s.phase)
+		}
+		if !c.slow && (!decided || s.phase != littleCruise || next > 2) {
+			t.Fatalf("r0 %v ms: next %.1f (decided %v), phase %d; want cruise at 2 or below", c.r0/ms, next, decided, s.phase)
+		}
+	}
+}
