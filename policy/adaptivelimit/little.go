@@ -489,6 +489,9 @@ func (s *little) decide(cfg *Config, limit float64, now int64) float64 {
 		}
 	}
 
+	if s.phase != littleCruise {
+		s.backTo = 0 // only cruise comes back to it: a descent or slow start finds its own way
+	}
 	switch s.phase {
 	case littleStart, littleSlow:
 		if s.phase == littleSlow && (rs > s.r0*(1+s.headroom()+tol) ||

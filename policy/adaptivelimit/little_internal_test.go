@@ -490,7 +490,9 @@ func TestLittleBackAfterAnOvershootsBacklog(t *testing.T) {
 		if limit >= 8 || s.backTo != 16 {
 			t.Fatalf("the backlog's overload cut to %.1f (backTo %v); want under 8, still back to 16", limit, s.backTo)
 		}
-		// Clean again: a window at the no-load latency.
+		// Clean again: a window at the no-load latency. (A descent or
+		// slow start in between would forget the limit: only cruise
+		// comes back to it.)
 		low := limit
 		for i := 0; i < 2 && limit == low; i++ { // the first may still see calls from before the cut
 			limit = win(limit, 100*ms, 10*int(limit), 0, int(limit))
@@ -559,6 +561,24 @@ func TestLittleSlowStartGoesOnWhereLittlesLawPutsTheKneeAbove(t *testing.T) {
 		}
 		if !c.slow && (!decided || s.phase != littleCruise || next > 2) {
 			t.Fatalf("r0 %v ms: next %.1f (decided %v), phase %d; want cruise at 2 or below", c.r0/ms, next, decided, s.phase)
+		}
+	}
+}
+
+// The limit an overshoot was cut back to is for cruise alone: an epoch
+// judged in the descent or in slow start forgets it, so that a later cruise
+// does not jump to a limit found before the no-load latency was lost.
+func TestLittleBackToIsForgottenOutsideCruise(t *testing.T) {
+	cfg := Config{Algorithm: Little, InitialLimit: 170, MaxLimit: 1000}.WithDefaults()
+	for _, phase := range []uint8{littleDescend, littleSlow} {
+		s := inDescent(40 / float64(time.Second))
+		s.phase, s.backTo = phase, 16
+		s.r0, s.r0a, s.r0w, s.r0ok = float64(100*time.Millisecond), float64(100*time.Millisecond), 400, phase == littleSlow
+		s.ek, s.edur, s.emax = 40, float64(time.Second), 4
+		s.esum, s.eok = 40*float64(100*time.Millisecond), 40*float64(100*time.Millisecond)
+		s.decide(&cfg, 4, int64(20*time.Second))
+		if s.backTo != 0 {
+			t.Fatalf("phase %d: backTo %v after an epoch judged outside cruise; want it forgotten", phase, s.backTo)
 		}
 	}
 }
