@@ -262,6 +262,9 @@ func (s *little) overloaded(cfg *Config, limit float64, f figures, rtt, rs, k, d
 	if !drops {
 		// Overload without timeouts leaves no backlog of abandoned calls
 		// behind: whatever the limit is cut to, the dependency is slower.
+		// (Timeouts do: calls the dependency still runs after their
+		// clients gave up can overload the limits below for a while, and
+		// a growth that overloaded it keeps the limit it is cut back to.)
 		s.backTo = 0
 	}
 	if ref := s.ref; ref.set && ref.limit < limit {
@@ -278,14 +281,18 @@ func (s *little) overloaded(cfg *Config, limit float64, f figures, rtt, rs, k, d
 		// takes to grow back.
 		s.phase = littleCruise
 		s.ref.set, s.probing, s.step, s.restore = false, false, 0, 0
-		s.backTo = overshoot(drops, ref.limit)
+		if drops {
+			s.backTo = ref.limit
+		}
 		return s.change(cfg, limit, ref.limit, f.now, rtt), true
 	}
 	if s.r0ok && s.preGrow > 0 && math.Floor(s.preGrow) < math.Floor(limit) {
 		// Likewise after a growth of cruise that no epoch has judged yet.
 		s.phase = littleCruise
 		s.ref.set, s.probing, s.step, s.restore = false, false, 0, 0
-		s.backTo = overshoot(drops, s.preGrow)
+		if drops {
+			s.backTo = s.preGrow
+		}
 		return s.change(cfg, limit, s.preGrow, f.now, rtt), true
 	}
 	floor := littleMaxCut
@@ -326,17 +333,6 @@ func (s *little) overloaded(cfg *Config, limit float64, f figures, rtt, rs, k, d
 	}
 	s.ref.set, s.probing, s.step, s.restore = false, false, 0, 0 // an overloaded window is no reference
 	return s.change(cfg, limit, math.Min(next, limit-1), f.now, rtt), true
-}
-
-// overshoot returns the limit a growth that overloaded the dependency is
-// cut back to, to be kept in backTo: only where calls timed out, since only
-// they leave a backlog behind (calls the dependency still runs after their
-// clients gave up) that can overload the limits below it for a while.
-func overshoot(drops bool, back float64) float64 {
-	if drops {
-		return back
-	}
-	return 0
 }
 
 // backFar reports whether the limit is more than a call below backTo.
