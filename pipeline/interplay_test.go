@@ -262,11 +262,15 @@ func TestHedgeStopsStartingAttemptsWhenTheLimitRejectsOne(t *testing.T) {
 	waitTimers(t, clk, 1)
 	clk.Advance(100 * time.Millisecond) // attempt 2 starts and is rejected by the full limit
 	<-rejected
+	// The limiter publishes the rejection before attempt 2's goroutine
+	// hands it to the hedge: wait until the hedge has taken it, or attempt
+	// 1's success may reach the hedge first and end the call without it.
+	hs, _ := reg.Hedge("orders")
+	require.Eventually(t, func() bool { return hs.Snapshot().RejectionStops == 1 }, 10*time.Second, time.Millisecond)
 	close(release)
 	r := <-out
 	require.NoError(t, r.err)
 	assert.Equal(t, 5, r.v)
-	hs, _ := reg.Hedge("orders")
 	s := hs.Snapshot()
 	assert.EqualValues(t, 1, s.HedgesStarted)
 	assert.EqualValues(t, 1, s.RejectionStops)
