@@ -265,6 +265,10 @@ func TestHedgeStopsStartingAttemptsWhenTheLimitRejectsOne(t *testing.T) {
 	// The limiter publishes the rejection before attempt 2's goroutine
 	// hands it to the hedge: wait until the hedge has taken it, or attempt
 	// 1's success may reach the hedge first and end the call without it.
+	// (The hedge's count is the only signal of that: the clock's armed
+	// timers go 1, 0 at the firing, 1 for attempt 3, 0 at the stop, and a
+	// wait on the count cannot tell the two zeros apart. The wait polls a
+	// condition; nothing in the test depends on how long it takes.)
 	hs, _ := reg.Hedge("orders")
 	require.Eventually(t, func() bool { return hs.Snapshot().RejectionStops == 1 }, 10*time.Second, time.Millisecond)
 	close(release)
