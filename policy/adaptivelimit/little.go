@@ -41,6 +41,7 @@ const (
 	littleMaxVerify      = 0.12    // ... and needs no more than this
 	littleVerifyNoise    = 5.0     // ... between them, this many noise units
 	littleFastShare      = 0.9     // slow start grows four times per probe only after a probe goodput followed this closely
+	littleFastNoise      = 1.5     // ... or within this many noise units of following it in full
 	littleSigmaE         = 0.57    // the noise of e per unit of tolerance and log change: sqrt(2)/2.5
 	littleDescent        = 0.25    // above the knee with no no-load latency, a step down cuts to this share
 	littleDescentSamples = 50      // ... when a window has four times this many samples; a half otherwise
@@ -131,6 +132,7 @@ type little struct {
 	restore    float64   // the latency at the lower limit while going back up tests a new normal
 	restoreA   float64   // and its time in the slot, drops included
 	lastE      float64   // the share of the last verified change that throughput followed
+	lastEN     float64   // and its noise unit
 	overLimit  float64   // the limit an overload cut came from, while the no-load latency is unknown
 	overRTT    float64   // and the latency there
 	overX      float64   // the most goodput served by a limit found above the knee, while it is unknown
@@ -516,9 +518,12 @@ func (s *little) decide(cfg *Config, limit float64, now int64) float64 {
 		// Probe upwards: below the knee goodput doubles with the limit.
 		// Where the latency is long against the epoch, each probe also
 		// waits out a dead time: once the no-load latency is known, grow
-		// four times per probe instead.
+		// four times per probe instead, after a probe that goodput
+		// followed closely, or within its noise (an epoch of a few dozen
+		// samples of a slow dependency reads a probe followed in full as
+		// followed by 0.7 as easily as by 1).
 		factor := 2.0
-		if s.r0ok && s.phase == littleSlow && rtt > 0.5*s.edurPrev && s.lastE >= littleFastShare {
+		if s.r0ok && s.phase == littleSlow && rtt > 0.5*s.edurPrev && (s.lastE >= littleFastShare || s.lastE >= 1-littleFastNoise*s.lastEN) {
 			factor = 4
 		}
 		if s.phase == littleStart && !ref.set && rtt >= littleSlowShare*float64(cfg.Window) && s.edurPrev >= 2*float64(cfg.Window) && d == 0 && all*rtt >= littleSteady*math.Floor(limit) {
@@ -766,7 +771,7 @@ func (s *little) verify(cfg *Config, ref littleRef, probing bool, limit, x, rtt,
 		return 0, false
 	}
 	e := followed(ref, lnL, x, rs)
-	s.lastE = e
+	s.lastE, s.lastEN = e, littleSigmaE*tol/math.Abs(lnL)
 	lo, hi := math.Min(limit, ref.limit), math.Max(limit, ref.limit)
 	// By Little's law the calls in flight are all completions times
 	// their latency, drops included: a call that times out holds its slot

@@ -582,3 +582,27 @@ func TestLittleBackToIsForgottenOutsideCruise(t *testing.T) {
 		}
 	}
 }
+
+// Slow start grows a slow dependency (a call as long as half the epoch) four
+// times per probe once the last doubling was answered. "Answered" is read
+// within the noise of that doubling's verdict: an epoch of 37 samples of a
+// 1 s call reads goodput that followed in full as 0.73 as easily as 1, and a
+// fixed bar of 0.9 would hold such a dependency to doublings, each a couple
+// of seconds. Read on many samples, 0.73 is a doubling answered in part, and
+// the next stays a doubling.
+func TestLittleSlowStartGrowsFourTimesWhenTheLastDoublingWasAnsweredWithinItsNoise(t *testing.T) {
+	cfg := Config{Algorithm: Little, InitialLimit: 20, MaxLimit: 10000}.WithDefaults()
+	ms := float64(time.Millisecond)
+	for _, c := range []struct {
+		noise float64 // the noise unit of the last doubling's verdict
+		want  float64
+	}{{noise: 0.23, want: 160}, {noise: 0.05, want: 80}} {
+		s := little{windows: 5, phase: littleSlow, r0: 1000 * ms, r0a: 1000 * ms, r0w: 37, r0ok: true, proven: true,
+			upEvery: littleUpFirst, lastE: 0.73, lastEN: c.noise}
+		s.ek, s.edur, s.emax = 37, float64(time.Second), 40
+		s.esum, s.eok = 37*1100*ms, 37*1100*ms
+		if got := s.decide(&cfg, 40, int64(5*time.Second)); got != c.want {
+			t.Fatalf("last doubling followed by 0.73 with a noise unit of %v: limit %v; want %v", c.noise, got, c.want)
+		}
+	}
+}
