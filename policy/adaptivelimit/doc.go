@@ -35,7 +35,8 @@
 // traffic nothing moves. There is no background goroutine and no ticker.
 // With Little only, a window also ends early, on the drop that brings its
 // drops to max(2*MinWindowSamples, limit/2) if they are two thirds of its
-// samples (except right after the limit was cut), and Little also gets the
+// samples (a third in the window right after a growth; except right after
+// the limit was cut), and Little also gets the
 // window's number of drops, the average latency of its samples that were
 // not drops, and the calls the limiter rejected during it.
 //

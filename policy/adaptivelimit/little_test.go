@@ -335,6 +335,54 @@ func TestLittleDropsAmongSuccessesDoNotEndAWindowEarly(t *testing.T) {
 	assert.Equal(t, 40, l.Handle().Limit())
 }
 
+// The window that follows a growth ends early on drops that are a third of
+// its samples, not two thirds: a growth past the knee of a dependency that
+// slows as more calls share it makes most calls time out within a fraction
+// of a window, and the calls that succeeded before would dilute the drops
+// for as long as the abandoned calls pile up. (Half of the samples as drops
+// end no window that follows no growth: see the test above.)
+func TestLittleDropsEndTheWindowAfterAGrowthSooner(t *testing.T) {
+	clk := clocktest.NewManualClock()
+	l, err := adaptivelimit.New(adaptivelimit.Config{Algorithm: adaptivelimit.Little, InitialLimit: 20, MaxLimit: 1000},
+		policy.Env{Clock: clk})
+	require.NoError(t, err)
+	h := l.Handle()
+	fill := func() []adaptivelimit.Permit {
+		var ps []adaptivelimit.Permit
+		for {
+			p, ok := l.TryAcquire()
+			if !ok {
+				return ps
+			}
+			ps = append(ps, p)
+		}
+	}
+	// Calls of 100 ms that fill the limit, more of them turned away, until
+	// slow start grows it.
+	for i := 0; h.Limit() == 20; i++ {
+		require.Less(t, i, 100, "the limit never grew")
+		ps := fill()
+		clk.Advance(100 * time.Millisecond)
+		for _, p := range ps {
+			l.Release(p, adaptivelimit.OutcomeSuccess)
+		}
+	}
+	grown, windows := h.Limit(), h.Snapshot().Windows
+	require.GreaterOrEqual(t, grown, 40)
+	ps := fill()
+	require.Len(t, ps, grown)
+	clk.Advance(100 * time.Millisecond)
+	for i, p := range ps {
+		o := adaptivelimit.OutcomeSuccess
+		if i%2 == 0 {
+			o = adaptivelimit.OutcomeDrop // half of the samples, and the trip of max(20, limit/2)
+		}
+		l.Release(p, o)
+	}
+	assert.Equal(t, windows+1, h.Snapshot().Windows, "drops of half the samples end the window after a growth")
+	assert.Less(t, h.Limit(), grown, "and the growth is undone")
+}
+
 // The reference algorithms keep their windows exactly: drops never end one
 // early.
 func TestReferenceAlgorithmsKeepWholeWindows(t *testing.T) {

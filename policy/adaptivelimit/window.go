@@ -29,6 +29,21 @@ type windowState struct {
 	lastOverload bool
 
 	alg algorithm
+
+	grew bool // the last recompute raised the limit
+}
+
+// tripShare returns, in thirds, the share of a window's samples that its
+// drops must pass to end it early: two thirds, or one third after a
+// growth (a growth past the knee of a dependency that slows as more calls
+// share it can make most calls time out within a fraction of a window, and
+// the calls it abandons keep it busy: the window is cut short before the
+// calls that succeeded before the overload dilute its drops).
+func (w *windowState) tripShare() int64 {
+	if w.grew {
+		return 1
+	}
+	return 2
 }
 
 func (w *windowState) init(cfg *Config, now int64) {
@@ -69,9 +84,10 @@ func (l *Limiter) endWindow(ctx context.Context, now int64) {
 		drops += l.stripes[i].drops.Load()
 		dropSum += l.stripes[i].dropSum.Load()
 	}
-	if early && (drops-w.baseDrops < l.dropTrip.Load() || 3*(drops-w.baseDrops) <= 2*int64(samples)) {
+	if early && (drops-w.baseDrops < l.dropTrip.Load() || 3*(drops-w.baseDrops) <= w.tripShare()*int64(samples)) {
 		// Ended early by drops (Little): only when they are most of the
-		// window's samples, else the window runs its course, and the next
+		// window's samples (a third of them after a growth: tripShare),
+		// else the window runs its course, and the next
 		// look is another trip's worth of drops away (so that a window
 		// with many drops among more successes costs a look per trip, not
 		// one per drop).
@@ -102,6 +118,7 @@ func (l *Limiter) endWindow(ctx context.Context, now int64) {
 	})
 	w.start = now
 	w.windows++
+	w.grew = w.limit > old
 	w.lastRTT, w.lastMaxIF, w.lastSamples = rtt, maxIF, int(samples)
 	w.lastDropped, w.lastOverload = dropped, overload
 	l.hot.windowEnd.Store(now + int64(l.cfg.Window))
