@@ -28,9 +28,9 @@ type windowState struct {
 	lastDropped  bool
 	lastOverload bool
 
-	alg algorithm
-
 	grew bool // the last recompute raised the limit
+
+	alg algorithm
 }
 
 // tripShare returns, in thirds, the share of a window's samples that its
