@@ -523,7 +523,7 @@ func (s *little) decide(cfg *Config, limit float64, now int64) float64 {
 		// samples of a slow dependency reads a probe followed in full as
 		// followed by 0.7 as easily as by 1).
 		factor := 2.0
-		if s.r0ok && s.phase == littleSlow && rtt > 0.5*s.edurPrev && (s.lastE >= littleFastShare || s.lastE >= 1-littleFastNoise*s.lastEN) {
+		if s.r0ok && s.phase == littleSlow && rtt > 0.5*s.edurPrev && s.lastE >= math.Min(littleFastShare, 1-littleFastNoise*s.lastEN) {
 			factor = 4
 		}
 		if s.phase == littleStart && !ref.set && rtt >= littleSlowShare*float64(cfg.Window) && s.edurPrev >= 2*float64(cfg.Window) && d == 0 && all*rtt >= littleSteady*math.Floor(limit) {
@@ -771,7 +771,8 @@ func (s *little) verify(cfg *Config, ref littleRef, probing bool, limit, x, rtt,
 		return 0, false
 	}
 	e := followed(ref, lnL, x, rs)
-	s.lastE, s.lastEN = e, littleSigmaE*tol/math.Abs(lnL)
+	en := littleSigmaE * tol / math.Abs(lnL) // e's noise unit
+	s.lastE, s.lastEN = e, en
 	lo, hi := math.Min(limit, ref.limit), math.Max(limit, ref.limit)
 	// By Little's law the calls in flight are all completions times
 	// their latency, drops included: a call that times out holds its slot
@@ -818,7 +819,7 @@ func (s *little) verify(cfg *Config, ref littleRef, probing bool, limit, x, rtt,
 	}
 	if lnL > 0 {
 		switch {
-		case e >= littleBelowKnee || s.phase != littleCruise && e >= math.Max(0.5, 1-2*littleSigmaE*tol/lnL):
+		case e >= littleBelowKnee || s.phase != littleCruise && e >= math.Max(0.5, 1-2*en):
 			// Growth answered: both below the knee (in slow start, a
 			// growth that the noise cannot tell from answered goes on: one
 			// more doubling costs less than stopping short).
@@ -835,7 +836,7 @@ func (s *little) verify(cfg *Config, ref littleRef, probing bool, limit, x, rtt,
 			s.proven = true
 			s.upEvery = littleUpFirst
 			return 0, false
-		case !s.r0ok && e <= math.Max(littleAboveKnee, 2*littleSigmaE*tol/lnL):
+		case !s.r0ok && e <= math.Max(littleAboveKnee, 2*en):
 			// (With no no-load latency to fall back on, a growth that the
 			// noise cannot tell from unanswered is taken as unanswered.)
 			// Above the knee with no no-load latency yet: step down from
@@ -886,7 +887,7 @@ func (s *little) verify(cfg *Config, ref littleRef, probing bool, limit, x, rtt,
 	// fell (above the knee goodput does not depend on the limit): the
 	// knee lies between, at the goodput above times the latency below.
 	fell := s.phase == littleDescend && !probing && eX*lnL < -tol
-	if s.phase == littleDescend && !probing && !fell && e <= littleAboveKnee && e > 1-2*littleSigmaE*tol/-lnL {
+	if s.phase == littleDescend && !probing && !fell && e <= littleAboveKnee && e > 1-2*en {
 		// A step of the descent that the noise cannot tell from one
 		// goodput followed (few samples: a slow dependency): stepping on
 		// down on a guess costs seconds under the knee. Stop here, with
