@@ -393,6 +393,7 @@ func (s *little) decide(cfg *Config, limit float64, now int64) float64 {
 	ref, probing := s.ref, s.probing
 	s.ref.set, s.probing = false, false
 
+	prevX := s.lastX
 	s.lastX, s.lastL, s.lastAll, s.lastOK, s.lastK = x, limit, all, rs, ks
 	if dr := s.dropRef; dr.set {
 		s.dropRef.set = false
@@ -447,6 +448,20 @@ func (s *little) decide(cfg *Config, limit float64, now int64) float64 {
 			s.cv, s.cvCount, s.prevSet = 0, 0, false
 			s.ref.set, s.probing, s.step, s.restore = false, false, 0, 0
 			return s.change(cfg, limit, next, now, rtt)
+		}
+		if grow := math.Log(s.emaxPrev / math.Max(1, prevMax)); s.r0ok && rs > s.r0*(1+s.headroom()+tol) && prevX > 0 &&
+			s.emaxPrev > prevMax+math.Max(littleClimb, littleClimbShare*prevMax) && math.Log(x/prevX) < grow/2 {
+			// Not a no-load latency: the peak of calls in flight climbed
+			// since the last epoch, goodput did not climb with it (by less
+			// than half as much), and the latency is above the band over
+			// r0. A queue grows in the dependency under a limit too high
+			// to bind (an overload of 1.2x fills it at a fifth of the
+			// capacity a second): learning its latency would ratchet r0
+			// up onto the queue, epoch after epoch. A dependency still
+			// filling up after a growth climbs too, but its goodput climbs
+			// with its calls in flight. The epoch teaches nothing; once the
+			// queue reaches the limit, the latency against r0 says cut.
+			return limit
 		}
 		// Until two epochs agree, each replaces the last (early epochs of
 		// a slow dependency see only its shortest calls).

@@ -606,3 +606,39 @@ func TestLittleSlowStartGrowsFourTimesWhenTheLastDoublingWasAnsweredWithinItsNoi
 		}
 	}
 }
+
+// Under an overload of 1.2x a limit far above the knee may not bind: the
+// calls it admits queue in the dependency, whose peak of calls in flight
+// then climbs from one epoch to the next while goodput stays at the
+// capacity, and the latency climbs with them. Such an epoch is no no-load
+// latency: learning it would ratchet r0 up onto the queue (from the 310 ms
+// of C=12 to 1.2 s on the simulator, where the limit then held at 4C). A dependency still filling up after a growth looks alike, but its
+// goodput climbs with its calls in flight: its epochs are learnt.
+func TestLittleGrowingQueueUnderAnUnboundLimitTeachesNoNoLoadLatency(t *testing.T) {
+	cfg := Config{Algorithm: Little, InitialLimit: 20, MaxLimit: 1000}.WithDefaults()
+	ms := float64(time.Millisecond)
+	const r0 = 600.0
+	for _, c := range []struct {
+		name  string
+		xRise float64 // goodput of each epoch over the one before
+		learn bool
+	}{{name: "queue", xRise: 1, learn: false}, {name: "filling up", xRise: 1.2, learn: true}} {
+		s := little{windows: 5, phase: littleSlow, r0: r0 * ms, r0a: r0 * ms, r0w: 39, r0ok: true,
+			upEvery: littleUpFirst, lastX: 38 / 1e9, emaxPrev: 40}
+		x, limit := 38.0, 80.0
+		var now int64
+		for i, peak := range []int{46, 53, 61} {
+			x *= c.xRise
+			lat := float64(peak) / x * 1000 // Little's law: in flight over goodput, in ms
+			now += int64(time.Second)
+			limit = s.update(&cfg, limit, figures{rtt: time.Duration(lat * ms), okRTT: time.Duration(lat * ms), maxIF: peak,
+				samples: int(x), duration: int64(time.Second), now: now})
+			if limit != 80 {
+				t.Fatalf("%s: epoch %d moved the limit to %v", c.name, i, limit)
+			}
+		}
+		if learnt := s.r0 != r0*ms; learnt != c.learn {
+			t.Fatalf("%s: r0 %.0f ms after three epochs climbing from %v ms; learnt %v, want %v", c.name, s.r0/ms, r0, learnt, c.learn)
+		}
+	}
+}
