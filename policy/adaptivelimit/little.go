@@ -139,6 +139,7 @@ type little struct {
 	descX      float64   // and by the limit the last step of the descent came from
 	preGrow    float64   // the limit before a growth that no epoch has judged yet
 	backTo     float64   // the limit an overshoot was cut back to, while later cuts take the limit below it
+	ceil       float64   // the lowest limit cut for overload, until a growth past it is answered
 	bound      bool      // the last epoch's calls in flight filled its limit on average
 	lastX      float64   // the goodput of the last epoch judged
 	lastL      float64   // and its limit
@@ -260,6 +261,9 @@ func (s *little) overloaded(cfg *Config, limit float64, f figures, rtt, rs, k, d
 	strong := f.overload || drops || (s.r0ok && k >= 5 && rs > littleLatencyJump*s.r0)
 	if !strong {
 		return 0, false
+	}
+	if s.ceil == 0 || limit < s.ceil {
+		s.ceil = limit
 	}
 	if !drops {
 		// Overload without timeouts leaves no backlog of abandoned calls
@@ -551,6 +555,15 @@ func (s *little) decide(cfg *Config, limit float64, now int64) float64 {
 			// four times.
 			factor = math.Max(factor, math.Min(littleSlowGrowth, math.Exp2(s.edurPrev/rtt-1)))
 		}
+		if factor > 2 && s.ceil > 0 && factor*limit > s.ceil {
+			// Past a limit that was cut for overload, a slow
+			// dependency's fourfold growth could land at four times its
+			// knee, where a processor-sharing dependency slows every call
+			// fourfold and a timeout of 3x drops them all: double only,
+			// as TCP's slow start stops at its threshold. A growth past
+			// that limit that goodput answered forgets it.
+			factor = 2
+		}
 		return s.move(cfg, limit, factor*limit, x, rtt, now)
 	case littleDescend:
 		if s.overLimit > 0 && 2*limit < s.overLimit &&
@@ -835,6 +848,9 @@ func (s *little) verify(cfg *Config, ref littleRef, probing bool, limit, x, rtt,
 	if lnL > 0 {
 		switch {
 		case e >= littleBelowKnee || s.phase != littleCruise && e >= math.Max(0.5, 1-2*en):
+			if hi > s.ceil {
+				s.ceil = 0
+			}
 			// Growth answered: both below the knee (in slow start, a
 			// growth that the noise cannot tell from answered goes on: one
 			// more doubling costs less than stopping short).

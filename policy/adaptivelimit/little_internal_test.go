@@ -642,3 +642,32 @@ func TestLittleGrowingQueueUnderAnUnboundLimitTeachesNoNoLoadLatency(t *testing.
 		}
 	}
 }
+
+// Slow start grows a slow dependency fourfold per probe, but not past a
+// limit that was cut for overload: there it doubles (on the simulator, a
+// processor-sharing dependency of C=201, 900 ms a call and a 3x timeout,
+// started at 10C, went from 160 to 643 and dropped every call). A growth
+// past that limit that goodput answered forgets it.
+func TestLittleSlowStartDoublesOnlyPastALimitCutForOverload(t *testing.T) {
+	cfg := Config{Algorithm: Little, InitialLimit: 20, MaxLimit: 10000}.WithDefaults()
+	ms := float64(time.Millisecond)
+	for _, c := range []struct {
+		ceil, want float64
+	}{{ceil: 0, want: 640}, {ceil: 201, want: 320}, {ceil: 1000, want: 640}} {
+		s := little{windows: 5, phase: littleSlow, r0: 900 * ms, r0a: 900 * ms, r0w: 180, r0ok: true, proven: true,
+			upEvery: littleUpFirst, lastE: 1, lastEN: 0.1, ceil: c.ceil}
+		s.ek, s.edur, s.emax = 178, float64(time.Second), 160
+		s.esum, s.eok = 178*900*ms, 178*900*ms
+		if got := s.decide(&cfg, 160, int64(20*time.Second)); got != c.want {
+			t.Fatalf("slow start at 160 with a limit cut for overload at %v: grew to %v; want %v", c.ceil, got, c.want)
+		}
+	}
+	s := little{phase: littleSlow, r0: 900 * ms, r0a: 900 * ms, r0w: 180, r0ok: true, proven: true, ceil: 201, steady: true}
+	ref := steadyRef(160, 178/1e9, 900*ms, 178)
+	if _, judged := s.verify(&cfg, ref, false, 320, 2*178/1e9, 900*ms, 900*ms, 356, 0.05, int64(22*time.Second)); judged {
+		t.Fatal("a doubling that goodput followed in full was judged a step past the knee")
+	}
+	if s.ceil != 0 {
+		t.Fatalf("a growth from 160 to 320 that goodput answered left the limit cut for overload at %v", s.ceil)
+	}
+}
