@@ -35,7 +35,7 @@ const (
 	littleAppDrops       = 0.05 // drops above the usual share while the limit does not bind: the limit is too high to matter
 	littleLatencyJump    = 3.0  // a latency this many times the no-load latency is overload
 	littleMaxCut         = 0.5  // one decision cuts the limit by at most half
-	littleDeepCut        = 0.1  // ... or, in overload with littleDeepSamples samples, to a tenth
+	littleDeepCut        = 0.1  // ... or, in overload with littleDeepSamples samples (or littleMinSamples all drops), to a tenth
 	littleDeepSamples    = 50
 	littleMinVerify      = 0.05    // a verified change moves the limit (log) by at least this
 	littleMaxVerify      = 0.12    // ... and needs no more than this
@@ -302,11 +302,16 @@ func (s *little) overloaded(cfg *Config, limit float64, f figures, rtt, rs, k, d
 		return s.change(cfg, limit, s.preGrow, f.now, rtt), true
 	}
 	floor := littleMaxCut
-	if k >= littleDeepSamples {
-		floor = littleDeepCut // enough samples to trust a deep cut
+	// Enough samples to trust a deep cut: littleDeepSamples, or
+	// littleMinSamples that all timed out (a slow dependency started far
+	// above its knee completes a few dozen calls a window, every one a
+	// timeout, and halving a window at a time lets abandoned work pile up).
+	deep := k >= littleDeepSamples || d == k && k >= littleMinSamples
+	if deep {
+		floor = littleDeepCut
 	}
 	next := limit * littleMaxCut
-	if k >= littleDeepSamples && d/k > 1-littleMaxCut {
+	if deep && d/k > 1-littleMaxCut {
 		// Most calls time out: cut by the share that does.
 		next = limit * math.Max(littleDeepCut, 1-d/k)
 	}

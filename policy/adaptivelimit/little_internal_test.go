@@ -439,6 +439,7 @@ func TestLittleDropsUnderAnUnboundLimitPassTheirNoise(t *testing.T) {
 // dependency that keeps working on abandoned calls, each window at a limit
 // whose calls all time out adds a limit's worth of them per timeout. The
 // window: 170 calls allowed, 100 samples, 95 of them drops, no r0 yet.
+// Twenty samples that are all drops are enough too.
 func TestLittleMostCallsTimingOutCutDeep(t *testing.T) {
 	cfg := Config{Algorithm: Little, InitialLimit: 170, MaxLimit: 1000}.WithDefaults()
 	s := little{windows: 2, upEvery: littleUpFirst}
@@ -447,6 +448,19 @@ func TestLittleMostCallsTimingOutCutDeep(t *testing.T) {
 		samples: 100, drops: 95, duration: 500 * ms, now: 2000 * ms})
 	if want := 17.0; math.Abs(next-want) > 1e-9 {
 		t.Fatalf("95 drops of 100 cut 170 to %.1f, want %.1f (a tenth)", next, want)
+	}
+	// Fewer samples are enough when every one of them is a drop (a slow
+	// dependency started far above its knee: 20 calls of 4.8 s timed out
+	// in a window, where halving took the limit down a step every 8 s
+	// while the calls it let in piled up as abandoned work); one success
+	// among them keeps the cut to half.
+	for _, c := range []struct{ drops, want int }{{drops: 20, want: 17}, {drops: 19, want: 85}} {
+		s := little{windows: 2, upEvery: littleUpFirst}
+		next := s.update(&cfg, 170, figures{rtt: time.Duration(4800 * ms), okRTT: time.Duration(4000 * ms), maxIF: 170,
+			samples: 20, drops: c.drops, duration: 1000 * ms, now: 2000 * ms})
+		if math.Abs(next-float64(c.want)) > 1e-9 {
+			t.Fatalf("%d drops of 20 cut 170 to %.1f, want %d", c.drops, next, c.want)
+		}
 	}
 }
 
@@ -483,9 +497,10 @@ func TestLittleBackAfterAnOvershootsBacklog(t *testing.T) {
 		if !drops {
 			continue
 		}
-		// The backlog: at 16 and at 8 calls still time out.
+		// The backlog: at 16 and at 8 nearly every call still times out
+		// (one success a window: every call a drop would cut to a tenth).
 		for i := 0; i < 4 && limit >= 8; i++ {
-			limit = win(limit, 200*ms, 40, 40, int(limit))
+			limit = win(limit, 200*ms, 40, 39, int(limit))
 		}
 		if limit >= 8 || s.backTo != 16 {
 			t.Fatalf("the backlog's overload cut to %.1f (backTo %v); want under 8, still back to 16", limit, s.backTo)

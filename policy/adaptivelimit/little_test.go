@@ -283,18 +283,21 @@ func earlyFixture(t *testing.T, alg adaptivelimit.Algorithm) (*adaptivelimit.Lim
 func TestLittleDropsEndAWindowEarly(t *testing.T) {
 	l, clk, ps := earlyFixture(t, adaptivelimit.Little)
 	clk.Advance(200 * time.Millisecond)
-	for i := range 19 {
+	// One success among the drops: a window whose samples are all drops
+	// cuts to a tenth, and this test needs a trip's worth of slots after.
+	l.Release(ps[0], adaptivelimit.OutcomeSuccess)
+	for i := 1; i < 20; i++ {
 		l.Release(ps[i], adaptivelimit.OutcomeDrop)
 	}
 	assert.Equal(t, 40, l.Handle().Limit(), "19 drops are under the trip of 20")
-	l.Release(ps[19], adaptivelimit.OutcomeDrop)
+	l.Release(ps[20], adaptivelimit.OutcomeDrop)
 	assert.Less(t, l.Handle().Limit(), 40, "the 20th drop ends the window and the limit is cut")
 	cut := l.Handle().Limit()
 
 	// After a cut the calls admitted before it still time out, and are no
 	// news: their drops do not count towards the next trip.
 	windows := l.Handle().Snapshot().Windows
-	for i := 20; i < 40; i++ {
+	for i := 21; i < 40; i++ {
 		l.Release(ps[i], adaptivelimit.OutcomeDrop)
 	}
 	assert.Equal(t, cut, l.Handle().Limit(), "drops of calls admitted before the cut end no window early")
