@@ -78,7 +78,9 @@
 // a cut that goodput follows while latency stays high is tested by going back
 // up, which tells a dependency that got slower (a new normal) from a capacity
 // that fell, and only goodput itself, not latency, proves a new normal; an r0
-// it could only infer is proven by one probe below the knee. Drops well above
+// it could only infer is proven by one probe below the knee; an epoch in
+// which a queue grows under a limit too high to bind (calls in flight
+// climbing, goodput not) teaches no r0. Drops well above
 // their usual share at the knee (cut as deep as they pass it, and undone when
 // goodput follows the cut with no queue below), a latency three times r0
 // or a passed LatencyCeiling cut at once. docs/adaptive-limit.md has the whole design and
