@@ -422,7 +422,11 @@ func (s *little) decide(cfg *Config, limit float64, now int64) float64 {
 	if !full && d >= 3 && d/k > s.f0+math.Max(littleAppDrops, s.dropNoise(d/k, k)) {
 		// The limit did not bind, yet calls time out: the dependency does
 		// not keep up and the limit is too high to matter (in-flight calls
-		// are bounded by the timeouts). Bring it down to where it binds.
+		// are bounded by the timeouts). Bring it down to where it binds:
+		// the peak of calls in flight, no lower, so that the next epoch
+		// judges a binding limit. (Below the peak by the share of drops,
+		// as before, it shed calls in underload wherever a heavy tail
+		// under a tight timeout drops a tenth of its calls anyway.)
 		// (Only drops past their noise: an epoch of a slow dependency
 		// holds a dozen samples, and one slow call of a heavy tail that
 		// times out in it is a twelfth of them.)
@@ -430,7 +434,7 @@ func (s *little) decide(cfg *Config, limit float64, now int64) float64 {
 		if s.r0ok {
 			s.phase = littleCruise
 		}
-		return s.change(cfg, limit, math.Max(limit*littleDeepCut, s.emaxPrev*(1-d/k)), now, rtt)
+		return s.change(cfg, limit, math.Max(limit*littleDeepCut, s.emaxPrev), now, rtt)
 	}
 	if !full {
 		// The limit did not bind: the dependency kept up, so the latency is
