@@ -376,7 +376,7 @@ func (s *little) decide(cfg *Config, limit float64, now int64) float64 {
 	// up. Under MaxWait a call waits instead of being rejected, and the
 	// count says nothing.)
 	full := s.emax >= math.Floor(limit) ||
-		s.bound && s.emax > s.emaxPrev+math.Max(littleClimb, littleClimbShare*s.emaxPrev) && s.phase == littleSlow &&
+		s.bound && climbed(s.emaxPrev, s.emax) && s.phase == littleSlow &&
 			(s.erej > 0 || cfg.MaxWait > 0)
 	s.bound = all*rtt >= littleBound*math.Floor(limit)
 	prevMax := s.emaxPrev
@@ -442,7 +442,7 @@ func (s *little) decide(cfg *Config, limit float64, now int64) float64 {
 		tol := math.Max(littleMinTol, littleTolerance*sigma)
 		if climb := math.Log(rs / s.appRTT); !s.proven && s.appRTT > 0 && s.appX > 0 &&
 			climb > math.Max(2*tol, littleClimbShare) && math.Log(x/s.appX) < math.Min(climb/4, tol) &&
-			s.emaxPrev > prevMax+math.Max(littleClimb, littleClimbShare*prevMax) {
+			climbed(prevMax, s.emaxPrev) {
 			// Not yet: the limit does not bind, yet from one epoch to the
 			// next the calls in flight climbed (their peak with them) and
 			// the latency with them while goodput stayed within its noise
@@ -463,7 +463,7 @@ func (s *little) decide(cfg *Config, limit float64, now int64) float64 {
 			return s.change(cfg, limit, next, now, rtt)
 		}
 		if grow := math.Log(s.emaxPrev / math.Max(1, prevMax)); s.r0ok && rs > s.r0*(1+s.headroom()+tol) && prevX > 0 &&
-			s.emaxPrev > prevMax+math.Max(littleClimb, littleClimbShare*prevMax) && math.Log(x/prevX) < grow/2 {
+			climbed(prevMax, s.emaxPrev) && math.Log(x/prevX) < grow/2 {
 			// Not a no-load latency: the peak of calls in flight climbed
 			// since the last epoch, goodput did not climb with it (by less
 			// than half as much), and the latency is above the band over
@@ -1014,6 +1014,13 @@ func (s *little) verify(cfg *Config, ref littleRef, probing bool, limit, x, rtt,
 	}
 	s.phase = littleCruise
 	return s.change(cfg, limit, knee, now, rtt), true
+}
+
+// climbed reports whether the peak of calls in flight rose from before to
+// now by more than wandering explains: littleClimb calls and
+// littleClimbShare of before.
+func climbed(before, now float64) bool {
+	return now > before+math.Max(littleClimb, littleClimbShare*before)
 }
 
 // followed returns e, the share of a change of the limit by lnL (log) from
