@@ -677,6 +677,13 @@ func (s *little) decide(cfg *Config, limit float64, now int64) float64 {
 	switch {
 	case q > h+tol:
 		s.step = 0
+		if s.chgDown && all*rtt > littleDeadExcess*math.Floor(limit)+1 {
+			// More calls in flight than the limit allows, by Little's
+			// law: the calls admitted before the last cut still complete,
+			// with the queue of before. Their latency says nothing of
+			// this limit; the next epoch judges it.
+			return limit
+		}
 		if q <= h+2*tol && !s.suspect {
 			// A queue the noise could still explain: cut if the next
 			// epoch says so too.

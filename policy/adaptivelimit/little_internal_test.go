@@ -690,3 +690,33 @@ func TestLittleSlowStartDoublesOnlyPastALimitCutForOverload(t *testing.T) {
 		t.Fatalf("a growth from 160 to 320 that goodput answered left the limit cut for overload at %v", s.ceil)
 	}
 }
+
+// After a cut, the calls admitted before it still complete with the queue
+// of before. An epoch in which they do holds more calls in flight than the
+// limit allows, by Little's law (completions a second times latency): its
+// latency says nothing of the limit now, and cruise must neither cut on it
+// nor, as Little's law on its goodput once did, raise the limit (on the
+// simulator, a FIFO of C=71 at 1.6 s cut from 192 to 70 went on to 88 on
+// the overshoot's backlog). The epoch after it, at the limit, is judged.
+func TestLittleCruiseDoesNotJudgeTheBacklogOfACut(t *testing.T) {
+	cfg := Config{Algorithm: Little, InitialLimit: 20, MaxLimit: 1000}.WithDefaults()
+	ms := float64(time.Millisecond)
+	const r0 = 1580.0
+	s := little{windows: 20, phase: littleCruise, r0: r0 * ms, r0a: r0 * ms, r0w: 60, r0ok: true, proven: true,
+		upEvery: littleUpFirst, chgDown: true, chgAt: int64(17 * time.Second), chgLag: 2150 * ms, chgN: 192,
+		cv: 0.3, cvCount: 10}
+	epoch := func(k, lat float64) {
+		s.ek, s.edur, s.emax = k, float64(3*time.Second), 70
+		s.esum, s.eok = k*lat*ms, k*lat*ms
+	}
+	// 47 calls a second at 3.1 s: 146 in flight under a limit of 70.
+	epoch(141, 3100)
+	if got := s.decide(&cfg, 70, int64(21*time.Second)); got != 70 {
+		t.Fatalf("an epoch that still completes the calls of before a cut moved the limit from 70 to %v", got)
+	}
+	// 36 calls a second at 2.4 s: 86 in flight, a queue of 52% at 70.
+	epoch(108, 2400)
+	if got := s.decide(&cfg, 70, int64(24*time.Second)); got >= 70 {
+		t.Fatalf("a steady epoch with a queue of 52%% left the limit at %v", got)
+	}
+}
