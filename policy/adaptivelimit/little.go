@@ -140,6 +140,7 @@ type little struct {
 	preGrow    float64   // the limit before a growth that no epoch has judged yet
 	backTo     float64   // the limit an overshoot was cut back to, while later cuts take the limit below it
 	ceil       float64   // the lowest limit cut for overload, until a growth past it is answered
+	guessL     float64   // the limit an unproven no-load latency was guessed at
 	bound      bool      // the last epoch's calls in flight filled its limit on average
 	lastX      float64   // the goodput of the last epoch judged
 	lastL      float64   // and its limit
@@ -895,6 +896,7 @@ func (s *little) verify(cfg *Config, ref littleRef, probing bool, limit, x, rtt,
 		case e > littleAboveKnee && !s.r0ok:
 			// The knee seems to lie between: a guess, to be proven.
 			s.learnR0(sLo, rLo, k, true)
+			s.guessL = lo
 		case e > littleAboveKnee && s.phase != littleCruise && math.Floor(s.target(aHi, math.Max(rLo, s.r0a))) >= math.Floor(hi):
 			// Slow start, a growth the noise cannot tell, and Little's
 			// law on the no-load latency puts the knee at the upper limit
@@ -942,6 +944,7 @@ func (s *little) verify(cfg *Config, ref littleRef, probing bool, limit, x, rtt,
 		// probe cuts below it soon and finds a queue if there is one.
 		s.learnR0(sLo, rLo, k, true)
 		s.proven, s.step, s.phase = false, 0, littleCruise
+		s.guessL = limit
 		return limit, true
 	}
 	if !fell && e <= littleAboveKnee || !fits && math.Min(e, eX) < littleRestoreShare && s.phase == littleCruise {
@@ -953,7 +956,19 @@ func (s *little) verify(cfg *Config, ref littleRef, probing bool, limit, x, rtt,
 		if faster && s.phase == littleCruise && !probing {
 			s.learnR0(rs, rtt, k, false)
 		}
-		if probing && sLo <= s.r0*(1+tol) && !faster {
+		// A probe that found the latency at the lower limit where the
+		// no-load latency says it is proves it (below), unless the
+		// no-load latency is a guess taken at about this
+		// limit after a cut for overload, and the latency fell in
+		// proportion to the cut: then the guess was taken above the knee
+		// and carries its queue, which finding it again here cannot
+		// disprove. Above the knee latency is calls in flight over the
+		// capacity; below it, it stays. A guess made on the way up from
+		// below is left alone: a heavy tail under a tight timeout shows
+		// such a fall below its knee too.
+		guessAbove := !s.proven && s.ceil > 0 && s.guessL > 0 && lo >= s.guessL*math.Exp(-s.verifyStep) &&
+			math.Abs(math.Log(sLo/ref.ok)/lnL-1) <= 1-littleFollowed
+		if probing && sLo <= s.r0*(1+tol) && !faster && !guessAbove {
 			// A probe that found the latency at the lower limit where the
 			// no-load latency says it is: the queue was above and the
 			// no-load latency is right. The knee lies between.

@@ -720,3 +720,35 @@ func TestLittleCruiseDoesNotJudgeTheBacklogOfACut(t *testing.T) {
 		t.Fatalf("a steady epoch with a queue of 52%% left the limit at %v", got)
 	}
 }
+
+// Started above its knee and cut for overload, Little may guess the no-load
+// latency at a limit that is still above the knee: the guess then carries
+// the queue there. Its proof probe cuts a little below that limit and finds
+// the latency there where the guess says, which proves nothing, since the
+// guess was taken at that limit; what tells is that the latency fell in
+// proportion to the cut, as it does above the knee (latency is calls in
+// flight over the capacity there), while below it, it stays. The probe then
+// looks for the knee below rather than prove the guess. (On the simulator a
+// FIFO of C=181 at 340 ms started at 10C guessed r0 at 227 calls, where it
+// is 429 ms against 340, and held at 1.45C.) A guess made on the way up
+// from below, with no limit cut for overload, keeps the probe's usual
+// verdict: a heavy tail under a tight timeout shows the same fall below
+// its knee.
+func TestLittleProbeOfAGuessTakenAboveTheKneeLooksBelow(t *testing.T) {
+	cfg := Config{Algorithm: Little, InitialLimit: 1810, MaxLimit: 3620}.WithDefaults()
+	ms, perSec := float64(time.Millisecond), 1/float64(time.Second)
+	for _, c := range []struct {
+		ceil    float64
+		descend bool
+	}{{ceil: 1810, descend: true}, {ceil: 0, descend: false}} {
+		s := little{windows: 10, phase: littleCruise, r0: 428.9 * ms, r0a: 438.1 * ms, r0w: 529, r0ok: true,
+			upEvery: littleUpFirst, steady: true, lastAll: 534.9 * perSec, ceil: c.ceil, guessL: 227.3, verifyStep: 0.05}
+		ref := littleRef{limit: 254.7, x: 510.4 * perSec, rtt: 484.2 * ms, ok: 484.2 * ms, all: 510.4 * perSec,
+			step: 0.05, set: true, steady: true, k: 512}
+		s.verify(&cfg, ref, true, 224.1, 534.9*perSec, 426.4*ms, 426.4*ms, 535, 0.05, int64(10*time.Second))
+		if descend := s.phase == littleDescend && !s.r0ok && !s.proven; descend != c.descend {
+			t.Fatalf("limit cut for overload at %v: phase %d, r0 known %v, proven %v; want a descent: %v",
+				c.ceil, s.phase, s.r0ok, s.proven, c.descend)
+		}
+	}
+}
