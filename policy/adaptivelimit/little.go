@@ -140,7 +140,7 @@ type little struct {
 	preGrow    float64   // the limit before a growth that no epoch has judged yet
 	backTo     float64   // the limit an overshoot was cut back to, while later cuts take the limit below it
 	ceil       float64   // the lowest limit cut for overload, until a growth past it is answered
-	guessL     float64   // the limit an unproven no-load latency was guessed at
+	guessL     float64   // the limit the no-load latency was guessed at, until it is learnt afresh
 	bound      bool      // the last epoch's calls in flight filled its limit on average
 	lastX      float64   // the goodput of the last epoch judged
 	lastL      float64   // and its limit
@@ -1112,6 +1112,7 @@ func descent(k float64) float64 {
 func (s *little) learnR0(rs, rtt, k float64, fresh bool) {
 	if fresh || s.r0w == 0 {
 		s.r0, s.r0a, s.r0w = rs, rtt, k
+		s.guessL = 0 // a guess sets it again after this
 	} else {
 		s.r0 = (s.r0*s.r0w + rs*k) / (s.r0w + k)
 		s.r0a = (s.r0a*s.r0w + rtt*k) / (s.r0w + k)
