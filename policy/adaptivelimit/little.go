@@ -379,7 +379,8 @@ func (s *little) decide(cfg *Config, limit float64, now int64) float64 {
 	full := s.emax >= math.Floor(limit) ||
 		s.bound && climbed(s.emaxPrev, s.emax) && s.phase == littleSlow &&
 			(s.erej > 0 || cfg.MaxWait > 0)
-	s.bound = all*rtt >= littleBound*math.Floor(limit)
+	n, fl := all*rtt, math.Floor(limit) // calls in flight by Little's law, and the limit callers see
+	s.bound = n >= littleBound*fl
 	prevMax := s.emaxPrev
 	s.emaxPrev, s.edurPrev = s.emax, s.edur
 	// By Little's law a steady epoch at a binding limit completes limit
@@ -387,11 +388,9 @@ func (s *little) decide(cfg *Config, limit float64, now int64) float64 {
 	// calls of the new slots have completed and its latency is biased
 	// low; more: the calls of before a cut still complete, with the queue
 	// of before. Neither is a no-load latency to learn.
-	if n, fl := all*rtt, math.Floor(limit); full {
-		s.steady = n >= littleUnsteady*fl && n <= littleDeadExcess*fl+1
-	} else {
-		s.steady = true
-	}
+	// (More, overFull, is an epoch that cruise does not judge at all.)
+	overFull := full && n > littleDeadExcess*fl+1
+	s.steady = !full || n >= littleUnsteady*fl && !overFull
 	sigma := s.noise(rs, ks, limit)
 	// The smallest change the next epoch can verify: goodput and latency
 	// must move by several noise units.
@@ -678,7 +677,7 @@ func (s *little) decide(cfg *Config, limit float64, now int64) float64 {
 	switch {
 	case q > h+tol:
 		s.step = 0
-		if s.chgDown && all*rtt > littleDeadExcess*math.Floor(limit)+1 {
+		if s.chgDown && overFull {
 			// More calls in flight than the limit allows, by Little's
 			// law: the calls admitted before the last cut still complete,
 			// with the queue of before. Their latency says nothing of
