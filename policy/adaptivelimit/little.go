@@ -56,6 +56,8 @@ const (
 	littleProofEvery     = 120     // epochs between probes of a proven no-load latency
 	littleFollowed       = 0.75    // latency that fell by this share of a cut (log) fell with the limit: a queue
 	littleCutDrops       = 0.01    // a cut where drops pass this share of goodput cuts by no more than the queue
+	littleShedShare      = 0.002   // a limit that binds at peaks only and turns away more than this share of calls grows
+	littleUnderShare     = 0.05    // ... and one that turns away at most this share of calls, its calls in flight under it on average, is underload
 )
 
 // The phases of Little.
@@ -76,6 +78,7 @@ type littleRef struct {
 	set           bool
 	steady        bool    // its latency is that of the calls in flight (Little's law)
 	k             float64 // its samples that were not drops
+	under         bool    // it was underload (little.under)
 }
 
 // little is the state of the Little algorithm. It lives in algorithm and is
@@ -142,6 +145,7 @@ type little struct {
 	ceil       float64   // the lowest limit cut for overload, until a growth past it is answered
 	guessL     float64   // the limit the no-load latency was guessed at, until it is learnt afresh
 	bound      bool      // the last epoch's calls in flight filled its limit on average
+	under      bool      // ... and it was underload: they did not, and the limit turned few calls away
 	lastX      float64   // the goodput of the last epoch judged
 	lastL      float64   // and its limit
 	lastAll    float64   // and its completions, drops included
@@ -396,6 +400,13 @@ func (s *little) decide(cfg *Config, limit float64, now int64) float64 {
 	// must move by several noise units.
 	s.verifyStep = math.Min(littleMaxVerify, math.Max(littleMinVerify, littleVerifyNoise*sigma))
 	s.head = littleHeadroom + math.Min(math.Min(sigma, littleCVPrior/math.Sqrt(k)), littleMaxNoiseHead)
+	rej := s.erej
+	// Underload: the calls in flight stayed under the limit on average
+	// (Little's law), and the limit turned away a small share of the
+	// calls at most, at the demand's peaks. Overload turns away the
+	// share it passes the capacity by, and at small limits the gaps
+	// between arrivals keep the calls in flight a little under it too.
+	s.under = !s.bound && rej <= littleUnderShare*(k+rej)
 	s.ek, s.ed, s.esum, s.edur, s.emax, s.eok, s.erej = 0, 0, 0, 0, 0, 0, 0
 	// A reference is good for the first epoch after its change only: a
 	// later one would mix in whatever else changed since.
@@ -575,6 +586,21 @@ func (s *little) decide(cfg *Config, limit float64, now int64) float64 {
 		}
 		return s.move(cfg, limit, factor*limit, x, rtt, now)
 	case littleDescend:
+		if s.under && d/k <= s.f0+littleDropShare {
+			// The calls in flight filled the limit at a peak only: on
+			// average, by Little's law, they were well under it. Above
+			// the knee a queue holds them at the limit; well under it,
+			// the arrivals, not the dependency, set how many there are,
+			// and the latency is the no-load one. Nothing says the knee
+			// is below: grow from here as at the start, until a queue
+			// shows. (A tail that times out under a tight timeout drops
+			// its share at no load too: a limit brought down to the
+			// peak for those drops is not overloaded.)
+			s.learnR0(rs, rtt, k, true)
+			s.phase = littleSlow
+			s.overLimit, s.overX, s.descX = 0, 0, 0
+			return limit
+		}
 		if s.overLimit > 0 && 2*limit < s.overLimit &&
 			!(s.overRTT > 0 && math.Log(rs/s.overRTT) < littleFollowed*math.Log(limit/s.overLimit)) {
 			// Cut here by overload, and half or less of the limit that
@@ -641,13 +667,15 @@ func (s *little) decide(cfg *Config, limit float64, now int64) float64 {
 		s.f0 += 0.2 * (d/k - s.f0)
 	}
 	s.since++
-	if s.since >= littleProofEvery || !s.proven && s.since >= littleProofAfter {
+	if (s.since >= littleProofEvery || !s.proven && s.since >= littleProofAfter) && !s.under {
 		// Probe below: a no-load latency measured above the knee would
 		// hide a queue for ever; a cut that holds goodput shows it. The
 		// probe takes one call at least: callers see the integer part,
 		// and a cut within it would measure the same limit twice. Under
 		// littleProofMin calls one call is too large a share of the
-		// limit to cut on a suspicion: the no-load latency stands.
+		// limit to cut on a suspicion: the no-load latency stands. (Not
+		// from an underload epoch: its goodput is the demand's, and the
+		// probe's cut would take the limit under the demand's peaks.)
 		s.since, s.step = 0, 0
 		if fl := math.Floor(limit); fl >= littleProofMin {
 			s.probing = true
@@ -673,6 +701,14 @@ func (s *little) decide(cfg *Config, limit float64, now int64) float64 {
 			s.backTo, s.step, s.hold = 0, 0, 0
 			return s.move(cfg, limit, next, x, rtt, now)
 		}
+	}
+	if s.under && rej > littleShedShare*(k+rej) && q < h/2 && d/k <= s.f0+littleDropExcess {
+		// Calls turned away while those in flight stayed well under the
+		// limit on average (Little's law) with no queue: the demand
+		// reached the limit at its peaks only, and the dependency kept
+		// up. That is shedding in underload: grow.
+		s.step, s.hold = 0, 0
+		return s.change(cfg, limit, math.Max(limit*math.Exp(s.verifyStep), limit+1), now, rtt)
 	}
 	switch {
 	case q > h+tol:
@@ -781,7 +817,7 @@ func (s *little) cut(cfg *Config, limit, x, all, rtt float64, now int64) float64
 // change as the reference for verifying it.
 func (s *little) move(cfg *Config, limit, next, x, rtt float64, now int64) float64 {
 	s.trail.set = false // a verified move has a reference of its own
-	s.ref = littleRef{limit: limit, x: x, rtt: rtt, ok: s.lastOK, all: s.lastAll, step: s.verifyStep, set: true, steady: s.steady, k: s.lastK}
+	s.ref = littleRef{limit: limit, x: x, rtt: rtt, ok: s.lastOK, all: s.lastAll, step: s.verifyStep, set: true, steady: s.steady, k: s.lastK, under: s.under}
 	return s.change(cfg, limit, next, now, rtt)
 }
 
@@ -859,6 +895,11 @@ func (s *little) verify(cfg *Config, ref littleRef, probing bool, limit, x, rtt,
 			s.learnR0(restore, restoreA, k, true)
 			s.proven = true
 		}
+		return 0, false
+	}
+	if lnL > 0 && s.phase == littleCruise && ref.under {
+		// The limit before the growth did not bind on average: its
+		// goodput was the demand's, and could not follow the growth.
 		return 0, false
 	}
 	if lnL > 0 {

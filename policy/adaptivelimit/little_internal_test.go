@@ -359,13 +359,13 @@ func TestLittleDescentUnderAKneeAboveGrowsAgain(t *testing.T) {
 // The descent steps down past the limits it has seen overloaded. Each step's
 // upper epoch counts among the limits above only once the next step leaves
 // it: the knee test compares the upper limit with what the ones above it
-// served.
+// served. Every epoch turns away as many calls as it admits (overload).
 func TestLittleDescentKeepsTheGoodputOfTheLimitsAbove(t *testing.T) {
 	cfg := Config{Algorithm: Little, InitialLimit: 400, MaxLimit: 10000}.WithDefaults()
 	ms, perSec := float64(time.Millisecond), 1/float64(time.Second)
 	s := little{windows: 4, phase: littleDescend, upEvery: littleUpFirst}
 	epoch := func(limit, x float64) {
-		s.ek, s.edur, s.emax = x, float64(time.Second), math.Floor(limit)
+		s.ek, s.edur, s.emax, s.erej = x, float64(time.Second), math.Floor(limit), x
 		s.esum, s.eok = 300*ms*s.ek, 300*ms*s.ek
 		s.decide(&cfg, limit, int64(s.windows)*int64(time.Second))
 		s.windows++
@@ -750,5 +750,74 @@ func TestLittleProbeOfAGuessTakenAboveTheKneeLooksBelow(t *testing.T) {
 			t.Fatalf("limit cut for overload at %v: phase %d, r0 known %v, proven %v; want a descent: %v",
 				c.ceil, s.phase, s.r0ok, s.proven, c.descend)
 		}
+	}
+}
+
+// Under half its capacity, a dependency whose tail times out under a tight
+// timeout drops a share of its calls at no load (an eighth here). Those
+// drops are the dependency's own: an unbound limit brought down to the
+// demand's peak for them must not then be taken for a limit above the
+// knee and stepped down, nor probed below, since every call it turns away
+// is shed in underload. The load: 1.3 calls in flight on average, 7.5 ms
+// each, with peaks of 6; 170 calls a second of which 21 time out.
+func TestLittleUnderloadWithTailTimeoutsIsNotCut(t *testing.T) {
+	cfg := Config{Algorithm: Little, InitialLimit: 20, MaxLimit: 1000}.WithDefaults()
+	var s little
+	limit := float64(cfg.InitialLimit)
+	const rtt, peak = 7500 * time.Microsecond, 6.0
+	var now int64
+	var shed int
+	for i := 1; i <= 120; i++ {
+		l := math.Floor(limit)
+		rejects := 0
+		if l < peak {
+			rejects = int(peak-l) * 3
+		}
+		shed += rejects
+		now += int64(time.Second)
+		limit = s.update(&cfg, limit, figures{
+			rtt: rtt, okRTT: 6 * time.Millisecond, maxIF: int(math.Min(l, peak)), samples: 170, drops: 21,
+			rejects: rejects, duration: int64(time.Second), now: now,
+		})
+		if i > 10 && math.Floor(limit) < peak {
+			t.Fatalf("window %d: limit %v under the demand's peak of %v (phase %d)", i, limit, peak, s.phase)
+		}
+	}
+	if shed > 0.005*170*120 {
+		t.Fatalf("%d calls of %d turned away in underload", shed, 170*120)
+	}
+}
+
+// In cruise, a limit that the demand reaches at its peaks only, the calls
+// in flight well under it on average and no queue, turns calls away in
+// underload: it grows until it does not. Its step up is not judged by
+// goodput, which is the demand's and cannot follow it. The load: 22 calls
+// in flight on average, 2.8 ms each, peaks of 36; the limit starts at 30.
+func TestLittleLimitReachedAtPeaksOnlyGrows(t *testing.T) {
+	cfg := Config{Algorithm: Little, InitialLimit: 30, MaxLimit: 1000}.WithDefaults()
+	const rtt, peak = 2800 * time.Microsecond, 36.0
+	x := 22 / float64(rtt)
+	s := little{phase: littleCruise, r0: float64(rtt), r0a: float64(rtt), r0w: 400, r0ok: true, proven: true,
+		lastAll: x, upEvery: littleUpFirst, steady: true, windows: 10}
+	limit := 30.0
+	now := int64(10 * time.Second)
+	for i := 1; i <= 30 && math.Floor(limit) < peak; i++ {
+		l := math.Floor(limit)
+		rejects := 0
+		if l < peak {
+			rejects = int(peak-l) * 5
+		}
+		now += int64(time.Second)
+		next := s.update(&cfg, limit, figures{
+			rtt: rtt, okRTT: rtt, maxIF: int(math.Min(l, peak)), samples: 7800,
+			rejects: rejects, duration: int64(time.Second), now: now,
+		})
+		if math.Floor(next) < l {
+			t.Fatalf("window %d: limit cut from %v to %v in underload", i, limit, next)
+		}
+		limit = next
+	}
+	if math.Floor(limit) < peak {
+		t.Fatalf("the limit stayed at %v, under the demand's peak of %v", limit, peak)
 	}
 }
