@@ -57,6 +57,7 @@ const (
 	littleFollowed       = 0.75    // latency that fell by this share of a cut (log) fell with the limit: a queue
 	littleCutDrops       = 0.01    // a cut where drops pass this share of goodput cuts by no more than the queue
 	littleShedShare      = 0.002   // a limit that binds at peaks only and turns away more than this share of calls grows
+	littlePeakUnits      = 3       // ... to the calls in flight on average plus this many of their random units (√n)
 	littleUnderShare     = 0.05    // ... and one that turns away at most this share of calls, its calls in flight under it on average, is underload
 )
 
@@ -706,9 +707,13 @@ func (s *little) decide(cfg *Config, limit float64, now int64) float64 {
 		// Calls turned away while those in flight stayed well under the
 		// limit on average (Little's law) with no queue: the demand
 		// reached the limit at its peaks only, and the dependency kept
-		// up. That is shedding in underload: grow.
+		// up. That is shedding in underload: grow, at once to where the
+		// demand's peaks fit. Calls that arrive at random number n in
+		// flight on average (Little's law), varying by about √n: n + 3√n
+		// turns away about one in a thousand.
 		s.step, s.hold = 0, 0
-		return s.change(cfg, limit, math.Max(limit*math.Exp(s.verifyStep), limit+1), now, rtt)
+		peaks := n + littlePeakUnits*math.Sqrt(n) + 1
+		return s.change(cfg, limit, math.Max(peaks, math.Max(limit*math.Exp(s.verifyStep), limit+1)), now, rtt)
 	}
 	switch {
 	case q > h+tol:
