@@ -431,6 +431,17 @@ func (s *little) decide(cfg *Config, limit float64, now int64) float64 {
 			return s.change(cfg, limit, dr.limit, now, rtt)
 		}
 	}
+	if s.under && full && s.r0ok && rs <= s.r0*(1+s.headroom()+math.Max(littleMinTol, littleTolerance*sigma)) {
+		// Underload with no queue, at a limit the demand reached at its
+		// peaks: the dependency keeps up with the demand, and the calls
+		// that time out are its tail's at no load. That share is the
+		// usual one (less its noise): an unbound limit is not brought
+		// down for it, nor is cruise cut. (A limit the demand never
+		// reached says no such thing: under an overload of 1.2x, a limit
+		// far above the knee fills slowly, its calls in flight under it
+		// and none turned away, while the queue grows.)
+		s.f0 = math.Max(s.f0, d/k-s.dropNoise(d/k, k))
+	}
 	if !full && d >= 3 && d/k > s.f0+math.Max(littleAppDrops, s.dropNoise(d/k, k)) {
 		// The limit did not bind, yet calls time out: the dependency does
 		// not keep up and the limit is too high to matter (in-flight calls

@@ -822,3 +822,31 @@ func TestLittleLimitReachedAtPeaksOnlyGrows(t *testing.T) {
 		t.Fatalf("three windows on, the limit is %v, under the demand's peak of %v", limit, peak)
 	}
 }
+
+// Under half its capacity, a dependency whose tail times out under a 2x
+// timeout drops a tenth of its calls at no load. An underload epoch at a
+// limit the demand reached at its peaks, with no queue, teaches that share
+// as the usual one: a later epoch whose limit the demand does not reach,
+// with the same share of drops, is not taken for a dependency that does
+// not keep up (which would bring the limit down to the peak and shed).
+// The load: 200 calls a second, 80 ms each (16 in flight on average), a
+// tenth of them timing out; peaks of 25, then 27.
+func TestLittleUnderloadTeachesTheTailsDropShare(t *testing.T) {
+	cfg := Config{Algorithm: Little, InitialLimit: 25, MaxLimit: 1000}.WithDefaults()
+	const rtt, ok = 80 * time.Millisecond, 65 * time.Millisecond
+	s := little{phase: littleCruise, r0: float64(ok), r0a: float64(rtt), r0w: 400, r0ok: true, proven: true,
+		windows: 10, upEvery: littleUpFirst, steady: true, cv: 0.4, cvCount: 10, lastAll: 200 / 1e9}
+	now := int64(10 * time.Second)
+	window := func(limit float64, peak, rejects int) float64 {
+		now += int64(time.Second)
+		return s.update(&cfg, limit, figures{rtt: rtt, okRTT: ok, maxIF: peak, samples: 200, drops: 20,
+			rejects: rejects, duration: int64(time.Second), now: now})
+	}
+	window(25, 25, 2)
+	if want := 0.1 - littleDropNoise*math.Sqrt(0.1*0.9/200); s.f0 < want {
+		t.Fatalf("after an underload epoch dropping a tenth at no queue, the usual drop share is %.3f, want %.3f or more (a tenth less its noise)", s.f0, want)
+	}
+	if next := window(31, 27, 0); math.Floor(next) < 31 {
+		t.Fatalf("an unbound limit of 31 with the usual drop share was cut to %v", next)
+	}
+}
