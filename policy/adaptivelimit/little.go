@@ -58,7 +58,7 @@ const (
 	littleCutDrops       = 0.01    // a cut where drops pass this share of goodput cuts by no more than the queue
 	littleShedShare      = 0.002   // a limit that binds at peaks only and turns away more than this share of calls grows
 	littlePeakUnits      = 3       // ... to the calls in flight on average plus this many of their random units (√n)
-	littleUnderShare     = 0.05    // ... and one that turns away at most this share of calls, its calls in flight under it on average, is underload
+	littleUnderShare     = 0.1     // ... and one that turns away at most this share of calls, its calls in flight under it on average, is underload
 )
 
 // The phases of Little.
