@@ -80,7 +80,10 @@
 // that fell, and only goodput itself, not latency, proves a new normal; an r0
 // it could only infer is proven by one probe below the knee; an epoch in
 // which a queue grows under a limit too high to bind (calls in flight
-// climbing, goodput not) teaches no r0. Drops well above
+// climbing, goodput not) teaches no r0. An underload epoch (calls in flight
+// under the limit on average, at most a tenth turned away) is no step down
+// and no probe: its goodput is the demand's; if it turns calls away with no
+// queue, the limit grows to where the demand's peaks fit. Drops well above
 // their usual share at the knee (cut as deep as they pass it, and undone when
 // goodput follows the cut with no queue below), a latency three times r0
 // or a passed LatencyCeiling cut at once. docs/adaptive-limit.md has the whole design and

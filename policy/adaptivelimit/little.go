@@ -56,9 +56,9 @@ const (
 	littleProofEvery     = 120     // epochs between probes of a proven no-load latency
 	littleFollowed       = 0.75    // latency that fell by this share of a cut (log) fell with the limit: a queue
 	littleCutDrops       = 0.01    // a cut where drops pass this share of goodput cuts by no more than the queue
-	littleShedShare      = 0.002   // a limit that binds at peaks only and turns away more than this share of calls grows
+	littleUnderShare     = 0.1     // an epoch whose calls in flight stay under the limit on average and that turns away at most this share is underload
+	littleShedShare      = 0.002   // ... and one that turns away more than this share of calls with no queue grows
 	littlePeakUnits      = 3       // ... to the calls in flight on average plus this many of their random units (√n)
-	littleUnderShare     = 0.1     // ... and one that turns away at most this share of calls, its calls in flight under it on average, is underload
 )
 
 // The phases of Little.
@@ -146,7 +146,7 @@ type little struct {
 	ceil       float64   // the lowest limit cut for overload, until a growth past it is answered
 	guessL     float64   // the limit the no-load latency was guessed at, until it is learnt afresh
 	bound      bool      // the last epoch's calls in flight filled its limit on average
-	under      bool      // ... and it was underload: they did not, and the limit turned few calls away
+	under      bool      // the last epoch was underload: its calls in flight did not fill the limit, and it turned few calls away
 	lastX      float64   // the goodput of the last epoch judged
 	lastL      float64   // and its limit
 	lastAll    float64   // and its completions, drops included
