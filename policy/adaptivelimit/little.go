@@ -913,9 +913,12 @@ func (s *little) verify(cfg *Config, ref littleRef, probing bool, limit, x, rtt,
 		}
 		return 0, false
 	}
-	if lnL > 0 && s.phase == littleCruise && ref.under {
+	if lnL > 0 && (s.phase == littleCruise && ref.under || s.under && rs <= ref.ok*(1+tol)) {
 		// The limit before the growth did not bind on average: its
-		// goodput was the demand's, and could not follow the growth.
+		// goodput was the demand's, and could not follow the growth. Or
+		// the demand did not fill the limit after it, and the latency
+		// stayed: the dependency served what was asked, and Little's
+		// law on that says where the demand is, not the knee.
 		return 0, false
 	}
 	if lnL > 0 {

@@ -850,3 +850,20 @@ func TestLittleUnderloadTeachesTheTailsDropShare(t *testing.T) {
 		t.Fatalf("an unbound limit of 31 with the usual drop share was cut to %v", next)
 	}
 }
+
+// A growth that the demand does not fill says nothing of the knee: the
+// dependency served what was asked at the same latency, and Little's law
+// on that goodput gives the demand's concurrency, under its peaks. Slow
+// start's doubling from 20 to 40 in front of 22 calls in flight on average
+// (a processor-sharing C=61 at half load, 2.8 ms a call) must not be
+// judged as past the knee and cut to about 23, where it sheds.
+func TestLittleGrowthTheDemandDoesNotFillIsNotJudged(t *testing.T) {
+	cfg := Config{Algorithm: Little, InitialLimit: 20, MaxLimit: 1000}.WithDefaults()
+	const rtt, ok = float64(2800 * time.Microsecond), float64(2100 * time.Microsecond)
+	perNs := 1 / float64(time.Second)
+	s := little{phase: littleSlow, windows: 3, upEvery: littleUpFirst, steady: true, under: true, lastAll: 7775 * perNs}
+	ref := littleRef{limit: 20, x: 5523 * perNs, rtt: rtt, ok: ok, all: 6264 * perNs, step: 0.1, set: true, steady: true, k: 5523}
+	if next, judged := s.verify(&cfg, ref, false, 40, 6857*perNs, rtt, ok, 6857, 0.05, int64(3*time.Second)); judged {
+		t.Fatalf("a doubling the demand did not fill was judged: limit %v (e %.2f)", next, s.lastE)
+	}
+}
