@@ -397,6 +397,7 @@ func (s *little) decide(cfg *Config, limit float64, now int64) float64 {
 	overFull := full && n > littleDeadExcess*fl+1
 	s.steady = !full || n >= littleUnsteady*fl && !overFull
 	sigma := s.noise(rs, ks, limit)
+	tol := math.Max(littleMinTol, littleTolerance*sigma) // a queue must pass the noise by this share to count
 	// The smallest change the next epoch can verify: goodput and latency
 	// must move by several noise units.
 	s.verifyStep = math.Min(littleMaxVerify, math.Max(littleMinVerify, littleVerifyNoise*sigma))
@@ -418,7 +419,6 @@ func (s *little) decide(cfg *Config, limit float64, now int64) float64 {
 	s.lastX, s.lastL, s.lastAll, s.lastOK, s.lastK = x, limit, all, rs, ks
 	if dr := s.dropRef; dr.set {
 		s.dropRef.set = false
-		tol := math.Max(littleMinTol, littleTolerance*sigma)
 		if lnL := math.Log(math.Floor(limit) / math.Floor(dr.limit)); lnL < 0 && s.r0ok && s.phase == littleCruise && k >= littleDeepSamples &&
 			math.Log(x/dr.x)/lnL >= littleBelowKnee && rs <= s.r0*(1+s.headroom()+tol) {
 			// A cut on drops alone that goodput followed, with no queue
@@ -431,7 +431,7 @@ func (s *little) decide(cfg *Config, limit float64, now int64) float64 {
 			return s.change(cfg, limit, dr.limit, now, rtt)
 		}
 	}
-	if s.under && full && s.r0ok && rs <= s.r0*(1+s.headroom()+math.Max(littleMinTol, littleTolerance*sigma)) {
+	if s.under && full && s.r0ok && rs <= s.r0*(1+s.headroom()+tol) {
 		// Underload with no queue, at a limit the demand reached at its
 		// peaks: the dependency keeps up with the demand, and the calls
 		// that time out are its tail's at no load. That share is the
@@ -462,7 +462,6 @@ func (s *little) decide(cfg *Config, limit float64, now int64) float64 {
 	if !full {
 		// The limit did not bind: the dependency kept up, so the latency is
 		// (close to) its no-load latency.
-		tol := math.Max(littleMinTol, littleTolerance*sigma)
 		if climb := math.Log(rs / s.appRTT); !s.proven && s.appRTT > 0 && s.appX > 0 &&
 			climb > math.Max(2*tol, littleClimbShare) && math.Log(x/s.appX) < math.Min(climb/4, tol) &&
 			climbed(prevMax, s.emaxPrev) {
@@ -516,7 +515,6 @@ func (s *little) decide(cfg *Config, limit float64, now int64) float64 {
 		return limit
 	}
 	s.appRTT, s.appX = 0, 0
-	tol := math.Max(littleMinTol, littleTolerance*sigma)
 	if ref.set {
 		if next, ok := s.verify(cfg, ref, probing, limit, x, rtt, rs, k, tol, now); ok {
 			return next
