@@ -22,6 +22,7 @@ func TestPublishContextReachesContextListenersOnly(t *testing.T) {
 	defer stop1()
 	bus.PublishContext(ctx, events.Timeout{Instance: "a"})
 	bus.Publish(events.Timeout{Instance: "b"})
+	//lint:ignore SA1012 the test passes a nil ctx on purpose: it becomes Background
 	bus.PublishContext(nil, events.Timeout{Instance: "c"}) //nolint:staticcheck // a nil ctx becomes Background
 	assert.Equal(t, []string{"a", "b", "c"}, plain)
 	assert.Equal(t, []any{"call-1", nil, nil}, withCtx)

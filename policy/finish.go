@@ -64,9 +64,7 @@ func ForwardTo[T any](pr *future.Promise[T], inner *future.Future[T], steps ...S
 	var inline [maxSteps]Step[T]
 	var more []Step[T]
 	if len(steps) <= maxSteps {
-		for i, st := range steps {
-			inline[i] = st
-		}
+		copy(inline[:], steps)
 	} else {
 		more = append([]Step[T](nil), steps...)
 	}

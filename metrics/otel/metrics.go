@@ -25,16 +25,6 @@ import (
 // created on.
 const ScopeName = "github.com/resilience4cata/r4c/metrics/otel"
 
-// The policy kinds that reject calls, as events.CallRejected names them.
-// Their instances get a r4c.calls.rejected data point at 0 before their
-// first rejection.
-const (
-	kindAdaptiveLimit = "adaptivelimit"
-	kindBulkhead      = "bulkhead"
-	kindRateLimit     = "ratelimit"
-	kindBreaker       = "breaker"
-)
-
 // ErrNilRegistry is returned by [Register] when given a nil registry.
 var ErrNilRegistry = errors.New("r4cotel: nil registry")
 

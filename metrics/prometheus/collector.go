@@ -19,16 +19,6 @@ import (
 	"github.com/resilience4cata/r4c/policy/timeout"
 )
 
-// The policy kinds that reject calls, as events.CallRejected names them.
-// Their instances get a r4c_calls_rejected_total series at 0 before their
-// first rejection.
-const (
-	kindAdaptiveLimit = "adaptivelimit"
-	kindBulkhead      = "bulkhead"
-	kindRateLimit     = "ratelimit"
-	kindBreaker       = "breaker"
-)
-
 // Collector is a [prometheus.Collector] exporting the figures of every
 // policy instance of one [r4c.Registry]. Make it with [NewCollector] and
 // register it with a prometheus.Registerer.

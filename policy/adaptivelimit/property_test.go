@@ -32,7 +32,6 @@ type limitMachine struct {
 	permits  []adaptivelimit.Permit
 	promises []*promise
 	futures  []*futureString
-	ctxs     []context.CancelFunc
 
 	drops, rejections int64
 	excess            int // in flight allowed above the limit after it was lowered
