@@ -110,13 +110,13 @@ func ExampleConfig_classification() {
 func ExampleBreaker_Allow() {
 	b, _ := breaker.New(breaker.Config{}, policy.Env{Clock: clocktest.NewManualClock()})
 	b.TransitionToForcedOpen()
-	p, err := b.Allow()
+	_, err := b.Allow() // no permit: the breaker is forced open
 	if err != nil {
 		var oe *breaker.OpenError
 		fmt.Println(errors.As(err, &oe), oe.State(), errors.Is(err, policy.ErrRejected))
 	}
 	b.TransitionToClosed()
-	p, err = b.Allow()
+	p, err := b.Allow()
 	fmt.Println(err)
 	b.Record(context.Background(), p, nil)
 	fmt.Println(b.Handle().Snapshot().Calls)
