@@ -12,9 +12,9 @@ import (
 // whatever the windows say: figures no limiter produces in steady use
 // (zero or one-nanosecond latencies, every sample a drop, latencies of
 // hours, windows of a nanosecond, more calls in flight than the limit,
-// rejects by the million) included, mixed with windows from a
-// dependency that behaves, so that every phase is reached. A NaN or an infinity would reach
-// callers as an integer conversion of it, which Go leaves undefined.
+// rejects by the million) mixed with windows from a dependency that
+// behaves, so that every phase is reached. A NaN or an infinity would
+// reach callers through an integer conversion, which Go leaves undefined.
 func TestLittleEstimateStaysFiniteAndWithinBounds(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		minLimit := rapid.IntRange(1, 8).Draw(t, "min")
