@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/stretchr/testify/assert"
@@ -11,7 +12,6 @@ import (
 
 	"github.com/resilience4cata/r4c"
 	"github.com/resilience4cata/r4c/clocktest"
-	"github.com/resilience4cata/r4c/events"
 	"github.com/resilience4cata/r4c/future"
 	"github.com/resilience4cata/r4c/internal/testkit"
 	"github.com/resilience4cata/r4c/pipeline"
@@ -228,59 +228,55 @@ func TestBreakerOpensOnLimitExceededUnlessIgnored(t *testing.T) {
 }
 
 func TestHedgeStopsStartingAttemptsWhenTheLimitRejectsOne(t *testing.T) {
-	clk, reg := manual(t)
-	p, err := pipeline.NewBuilder[int](reg, "orders").
-		AdaptiveLimit(func(c *adaptivelimit.Config) { c.InitialLimit = 1 }).
-		Hedge(func(c *hedge.Config) { c.Delay = 100 * time.Millisecond; c.MaxHedged = 3 }).
-		Build()
-	require.NoError(t, err)
-	release := make(chan struct{})
-	running := make(chan struct{}, 1)
-	out := make(chan result, 1)
-	go func() {
-		v, err := p.ExecuteContext(context.Background(), func(ctx context.Context) (int, error) {
-			running <- struct{}{}
-			select {
-			case <-release:
-				return 5, nil
-			case <-ctx.Done():
-				return 0, ctx.Err()
-			}
-		})
-		out <- result{v, err}
-	}()
-	rejected := make(chan struct{}, 1)
-	stop := reg.Events().Subscribe(func(e events.Event) {
-		if _, ok := e.(events.CallRejected); ok {
-			rejected <- struct{}{}
-		}
+	// In a synctest bubble: the hand-off of attempt 2's rejection to the
+	// hedge is waited for exactly (synctest.Wait), not polled.
+	synctest.Test(t, func(t *testing.T) {
+		clk, reg := manual(t)
+		p, err := pipeline.NewBuilder[int](reg, "orders").
+			AdaptiveLimit(func(c *adaptivelimit.Config) { c.InitialLimit = 1 }).
+			Hedge(func(c *hedge.Config) { c.Delay = 100 * time.Millisecond; c.MaxHedged = 3 }).
+			Build()
+		require.NoError(t, err)
+		release := make(chan struct{})
+		running := make(chan struct{}, 1)
+		out := make(chan result, 1)
+		go func() {
+			v, err := p.ExecuteContext(context.Background(), func(ctx context.Context) (int, error) {
+				running <- struct{}{}
+				select {
+				case <-release:
+					return 5, nil
+				case <-ctx.Done():
+					return 0, ctx.Err()
+				}
+			})
+			out <- result{v, err}
+		}()
+		// The hedge's timer is armed before attempt 1 starts; attempt 1
+		// holds the only slot once its function runs.
+		<-running
+		synctest.Wait()
+		require.Equal(t, 1, clk.Pending(), "the hedge's timer")
+		clk.Advance(100 * time.Millisecond) // attempt 2 starts and is rejected by the full limit
+		// Every goroutine of the call is now blocked: attempt 1 on
+		// release, the hedge waiting for it, attempt 2's rejection taken
+		// (else attempt 1's success could reach the hedge first and end
+		// the call without it).
+		synctest.Wait()
+		hs, _ := reg.Hedge("orders")
+		require.EqualValues(t, 1, hs.Snapshot().RejectionStops)
+		al, _ := reg.AdaptiveLimit("orders")
+		require.Equal(t, 1, al.InFlight(), "attempt 1 only")
+		close(release)
+		r := <-out
+		require.NoError(t, r.err)
+		assert.Equal(t, 5, r.v)
+		s := hs.Snapshot()
+		assert.EqualValues(t, 1, s.HedgesStarted)
+		assert.EqualValues(t, 1, s.RejectionStops)
+		assert.Zero(t, clk.Pending(), "no timer left for a third attempt")
+		assert.Equal(t, 0, al.InFlight())
 	})
-	defer stop()
-	// The hedge's timer is armed before attempt 1 starts; attempt 1 holds
-	// the only slot once its function runs.
-	<-running
-	waitTimers(t, clk, 1)
-	clk.Advance(100 * time.Millisecond) // attempt 2 starts and is rejected by the full limit
-	<-rejected
-	// The limiter publishes the rejection before attempt 2's goroutine
-	// hands it to the hedge: wait until the hedge has taken it, or attempt
-	// 1's success may reach the hedge first and end the call without it.
-	// (The hedge's count is the only signal of that: the clock's armed
-	// timers go 1, 0 at the firing, 1 for attempt 3, 0 at the stop, and a
-	// wait on the count cannot tell the two zeros apart. The wait polls a
-	// condition; nothing in the test depends on how long it takes.)
-	hs, _ := reg.Hedge("orders")
-	require.Eventually(t, func() bool { return hs.Snapshot().RejectionStops == 1 }, 10*time.Second, time.Millisecond)
-	close(release)
-	r := <-out
-	require.NoError(t, r.err)
-	assert.Equal(t, 5, r.v)
-	s := hs.Snapshot()
-	assert.EqualValues(t, 1, s.HedgesStarted)
-	assert.EqualValues(t, 1, s.RejectionStops)
-	assert.Zero(t, clk.Pending(), "no timer left for a third attempt")
-	al, _ := reg.AdaptiveLimit("orders")
-	assert.Equal(t, 0, al.InFlight())
 }
 
 func TestFallbackSeesRejections(t *testing.T) {
