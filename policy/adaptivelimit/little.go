@@ -1028,7 +1028,14 @@ func (s *little) verify(cfg *Config, ref littleRef, probing bool, limit, x, rtt,
 		if probing && sLo <= s.r0*(1+tol) && !faster && !guessAbove {
 			// A probe that found the latency at the lower limit where the
 			// no-load latency says it is: the queue was above and the
-			// no-load latency is right. The knee lies between.
+			// no-load latency is right. The knee lies between. The lower
+			// limit's latency is then a no-load latency measured afresh:
+			// where it is lower, it is folded in (an r0 learnt high from a
+			// first short epoch would otherwise set every target above the
+			// knee by as much; a higher one may still carry some queue).
+			if s.steady && sLo < s.r0 {
+				s.learnR0(sLo, rLo, k, false)
+			}
 			s.proven = true
 			s.step = 0
 			return s.change(cfg, limit, knee, now, rtt), true
