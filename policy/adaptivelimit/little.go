@@ -130,7 +130,6 @@ type little struct {
 	streakL    float64   // and the limit
 	hold       int       // epochs held in the band since the last move
 	suspect    bool      // the last epoch showed a queue the noise could explain
-	fast       bool      // the last epoch was faster than the no-load latency
 	upEvery    int       // epochs held before a verified step up
 	steady     bool      // the last epoch judged was steady: its completions times latency were its calls in flight
 	restore    float64   // the latency at the lower limit while going back up tests a new normal
@@ -651,13 +650,17 @@ func (s *little) decide(cfg *Config, limit float64, now int64) float64 {
 	// the knee it is the knee whatever the limit; below it, it is the limit
 	// plus the headroom, so following it grows the limit.
 	q := rs/s.r0 - 1
-	if q < -tol && s.fast {
-		// Two epochs in a row faster than the no-load latency: the
-		// dependency got faster.
+	if q < -tol && s.steady {
+		// Faster than the no-load latency by more than the noise: r0
+		// was learnt high (the first epochs of a heavy tail or of a
+		// bimodal dependency are biased either way) or the dependency
+		// got faster. Fold the epoch in, pooled by samples, so one
+		// lucky epoch moves r0 by its share only. (Waiting for two
+		// such epochs in a row rarely saw them: the growth that
+		// follows a fast epoch takes the next one back to the knee.)
 		s.learnR0(rs, rtt, k, false)
 		q = rs/s.r0 - 1
 	}
-	s.fast = q < -tol
 	if math.Floor(limit) <= 1 && s.steady && !probing && d/k <= s.f0+littleDropExcess {
 		// One call at a time queues nothing here: each epoch's latency is
 		// the no-load latency. Fold it in, since one measured from a first
