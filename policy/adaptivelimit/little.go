@@ -650,7 +650,9 @@ func (s *little) decide(cfg *Config, limit float64, now int64) float64 {
 	// the knee it is the knee whatever the limit; below it, it is the limit
 	// plus the headroom, so following it grows the limit.
 	q := rs/s.r0 - 1
-	if q < -tol && s.steady {
+	// Two rules fold a steady epoch into r0; it is folded once whichever
+	// applies.
+	if s.steady && (q < -tol || math.Floor(limit) <= 1 && !probing && d/k <= s.f0+littleDropExcess) {
 		// Faster than the no-load latency by more than the noise: r0
 		// was learnt high (the first epochs of a heavy tail or of a
 		// bimodal dependency are biased either way) or the dependency
@@ -658,15 +660,12 @@ func (s *little) decide(cfg *Config, limit float64, now int64) float64 {
 		// lucky epoch moves r0 by its share only. (Waiting for two
 		// such epochs in a row rarely saw them: the growth that
 		// follows a fast epoch takes the next one back to the knee.)
-		s.learnR0(rs, rtt, k, false)
-		q = rs/s.r0 - 1
-	}
-	if math.Floor(limit) <= 1 && s.steady && !probing && d/k <= s.f0+littleDropExcess {
-		// One call at a time queues nothing here: each epoch's latency is
-		// the no-load latency. Fold it in, since one measured from a first
-		// short epoch errs by its noise, and one that errs low keeps the
-		// limit at one for ever (the target of Little's law cannot pass
-		// 1.5 from there).
+		//
+		// Or: one call at a time queues nothing here, so each epoch's
+		// latency is the no-load latency. Fold it in, since one measured
+		// from a first short epoch errs by its noise, and one that errs
+		// low keeps the limit at one for ever (the target of Little's law
+		// cannot pass 1.5 from there).
 		s.learnR0(rs, rtt, k, false)
 		q = rs/s.r0 - 1
 	}
