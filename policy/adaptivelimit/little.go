@@ -153,6 +153,7 @@ type little struct {
 	lastK      float64   // and how many they were
 	dropRef    littleRef // the limit and goodput before a cut on drops alone, to verify it
 	dropF      float64   // the drop share that made that cut
+	w1         float64   // the latency of the calls that succeeded in the first window
 }
 
 // update returns the next estimate from a window's figures, given the
@@ -171,6 +172,9 @@ func (s *little) update(cfg *Config, limit float64, f figures) float64 {
 	rs := float64(f.okRTT)
 	if k <= 0 || dur <= 0 {
 		return limit
+	}
+	if s.windows == 1 && k > d {
+		s.w1 = rs
 	}
 	// The calls in flight at the last change still complete in the windows
 	// after it, with the latency of before: a window is judged once they
@@ -340,6 +344,18 @@ func (s *little) overloaded(cfg *Config, limit float64, f figures, rtt, rs, k, d
 	if s.r0ok {
 		next = math.Max(limit*floor, math.Min(next, s.target(k/dur, s.r0a)))
 		s.phase = littleCruise
+	} else if est := littleTarget(k/dur, s.w1); s.overLimit == 0 && s.w1 > 0 && est < next {
+		// The first cut for overload, with no no-load latency yet: the
+		// first window's calls began with the dependency empty, and
+		// their latency (biased low, towards the short calls) puts the
+		// knee at most this window's completions times it, by Little's
+		// law. Cut there at once rather than halving a window at a
+		// time; the descent goes on from there, or slow start finds
+		// the knee above.
+		s.phase = littleDescend
+		s.overX = math.Max(s.overX, (k-d)/dur)
+		next = math.Max(est, limit*littleDeepCut)
+		s.w1 = 0 // spent: later cuts find their own way
 	} else {
 		s.phase = littleDescend
 		if s.overLimit == 0 || limit < s.overLimit {

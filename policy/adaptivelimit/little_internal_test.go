@@ -935,3 +935,39 @@ func TestLittleOneEpochFasterThanR0BeyondTheNoiseFoldsIn(t *testing.T) {
 		t.Fatalf("r0 %.2f ms after an epoch 6.5%% faster, within the tolerance: want it unchanged", s.r0/ms)
 	}
 }
+
+// The first cut for overload, with no no-load latency yet, goes at once to
+// where Little's law puts the knee on the first window's latency: its
+// calls began with the dependency empty, so their latency is at most the
+// no-load one's share of the queue to come. Halving a window at a time
+// from ten times the capacity took four cuts and most of ten seconds. The
+// windows (holdout h09 of the simulator, processor sharing over 30 cores,
+// 180 ms, limit starting at 300): the first at 186 ms; the third with a
+// third of its calls timing out. A later cut, with that first estimate
+// spent, halves as before.
+func TestLittleFirstOverloadCutGoesToTheFirstWindowsKnee(t *testing.T) {
+	cfg := Config{Algorithm: Little, InitialLimit: 300, MaxLimit: 1000}.WithDefaults()
+	ms := float64(time.Millisecond)
+	window := func(at float64, k, d int, rtt, ok float64, maxIF int) figures {
+		return figures{rtt: time.Duration(rtt * ms), okRTT: time.Duration(ok * ms), maxIF: maxIF, samples: k, drops: d,
+			duration: int64(time.Second), now: int64(at * float64(time.Second))}
+	}
+	var s little
+	limit := 300.0
+	limit = s.update(&cfg, limit, window(1, 230, 0, 186.3, 186.3, 288))
+	limit = s.update(&cfg, limit, window(2, 247, 12, 642, 582.8, 300))
+	if limit != 300 {
+		t.Fatalf("limit %.2f after two windows with no overload, want 300", limit)
+	}
+	limit = s.update(&cfg, limit, window(3, 323, 106, 1087.8, 740, 300))
+	want := littleTarget(323/float64(time.Second), 186.3*ms)
+	if math.Abs(limit-want) > 1e-9 || s.phase != littleDescend {
+		t.Fatalf("limit %.2f, phase %d after the first overloaded window: want %.2f (323 calls a second at 186.3 ms) in the descent",
+			limit, s.phase, want)
+	}
+	// The next overload, four seconds on and past the dead time, halves.
+	next := s.update(&cfg, limit, window(7, 200, 80, 900, 700, int(limit)))
+	if math.Abs(next-limit/2) > 1e-9 {
+		t.Fatalf("limit %.2f after a second overloaded window at %.2f, want half", next, limit)
+	}
+}
