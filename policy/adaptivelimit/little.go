@@ -344,24 +344,22 @@ func (s *little) overloaded(cfg *Config, limit float64, f figures, rtt, rs, k, d
 	if s.r0ok {
 		next = math.Max(limit*floor, math.Min(next, s.target(k/dur, s.r0a)))
 		s.phase = littleCruise
-	} else if est := littleTarget(k/dur, s.w1); s.overLimit == 0 && s.w1 > 0 && est < next {
-		// The first cut for overload, with no no-load latency yet: the
-		// first window's calls began with the dependency empty, and
-		// their latency (biased low, towards the short calls) puts the
-		// knee at most this window's completions times it, by Little's
-		// law. Cut there at once rather than halving a window at a
-		// time; the descent goes on from there, or slow start finds
-		// the knee above.
-		s.phase = littleDescend
-		s.overX = math.Max(s.overX, (k-d)/dur)
-		next = math.Max(est, limit*littleDeepCut)
-		s.w1 = 0 // spent: later cuts find their own way
 	} else {
 		s.phase = littleDescend
-		if s.overLimit == 0 || limit < s.overLimit {
+		s.overX = math.Max(s.overX, (k-d)/dur)
+		if est := littleTarget(k/dur, s.w1); s.overLimit == 0 && s.w1 > 0 && est < next {
+			// The first cut for overload, with no no-load latency yet:
+			// the first window's calls began with the dependency empty,
+			// and their latency (biased low, towards the short calls)
+			// puts the knee at about this window's completions times it,
+			// by Little's law. Cut there at once rather than halving a
+			// window at a time; the descent goes on from there, or slow
+			// start finds the knee above.
+			next = math.Max(est, limit*littleDeepCut)
+			s.w1 = 0 // spent: later cuts find their own way
+		} else if s.overLimit == 0 || limit < s.overLimit {
 			s.overLimit, s.overRTT = limit, rs // the lowest limit seen overloaded
 		}
-		s.overX = math.Max(s.overX, (k-d)/dur)
 	}
 	s.ref.set, s.probing, s.step, s.restore = false, false, 0, 0 // an overloaded window is no reference
 	return s.change(cfg, limit, math.Min(next, limit-1), f.now, rtt), true

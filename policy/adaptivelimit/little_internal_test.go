@@ -938,8 +938,8 @@ func TestLittleOneEpochFasterThanR0BeyondTheNoiseFoldsIn(t *testing.T) {
 
 // The first cut for overload, with no no-load latency yet, goes at once to
 // where Little's law puts the knee on the first window's latency: its
-// calls began with the dependency empty, so their latency is at most the
-// no-load one's share of the queue to come. Halving a window at a time
+// calls began with the dependency empty, so their latency is the no-load
+// one or lower (only the short calls have completed). Halving a window at a time
 // from ten times the capacity took four cuts and most of ten seconds. The
 // windows (holdout h09 of the simulator, processor sharing over 30 cores,
 // 180 ms, limit starting at 300): the first at 186 ms; the third with a
@@ -965,9 +965,11 @@ func TestLittleFirstOverloadCutGoesToTheFirstWindowsKnee(t *testing.T) {
 		t.Fatalf("limit %.2f, phase %d after the first overloaded window: want %.2f (323 calls a second at 186.3 ms) in the descent",
 			limit, s.phase, want)
 	}
-	// The next overload, four seconds on and past the dead time, halves.
-	next := s.update(&cfg, limit, window(7, 200, 80, 900, 700, int(limit)))
+	// The next overload, three seconds on and past the dead time, halves,
+	// though the first window's latency would put the knee lower still
+	// (100 calls a second at 186.3 ms: 20.4).
+	next := s.update(&cfg, limit, window(7, 100, 40, 900, 700, int(limit)))
 	if math.Abs(next-limit/2) > 1e-9 {
-		t.Fatalf("limit %.2f after a second overloaded window at %.2f, want half", next, limit)
+		t.Fatalf("limit %.2f after a second overloaded window at %.2f, want half: the first estimate is spent", next, limit)
 	}
 }
