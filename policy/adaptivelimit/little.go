@@ -294,12 +294,25 @@ func (s *little) overloaded(cfg *Config, limit float64, f figures, rtt, rs, k, d
 		// been cut): back to its limit, no further. Cutting below it
 		// too would take the limit under the knee for as long as cruise
 		// takes to grow back.
+		next := ref.limit
+		if s.phase == littleSlow {
+			// Slow start's growth, fourfold for a slow dependency: the
+			// knee may lie anywhere up to the upper limit, and going back
+			// to the lower one leaves cruise seconds of growth to do.
+			// Above the knee goodput is what the dependency serves:
+			// Little's law on it and the no-load latency places the knee,
+			// kept within the growth's lower half. (Where timeouts or a
+			// processor-sharing dependency depress that goodput, the
+			// lower limit stands; a doubling's lower half is the lower
+			// limit itself.)
+			next = math.Max(ref.limit, math.Min(s.target((k-d)/dur, s.r0), limit*littleMaxCut))
+		}
 		s.phase = littleCruise
 		s.ref.set, s.probing, s.step, s.restore = false, false, 0, 0
 		if drops {
-			s.backTo = ref.limit
+			s.backTo = next
 		}
-		return s.change(cfg, limit, ref.limit, f.now, rtt), true
+		return s.change(cfg, limit, next, f.now, rtt), true
 	}
 	if s.r0ok && s.preGrow > 0 && math.Floor(s.preGrow) < math.Floor(limit) {
 		// Likewise after a growth of cruise that no epoch has judged yet.
