@@ -978,38 +978,51 @@ func TestLittleSlowStartOvershootGoesBackToTheKneeOfItsGoodput(t *testing.T) {
 	// A processor-sharing dependency of 59 cores at 710 ms, a timeout of 2x
 	// and three times its capacity asked for: slow start grows 40 → 160,
 	// and at 160 every call slows and two in five time out.
-	cfg := Config{Algorithm: Little, InitialLimit: 20, MaxLimit: 1000}.WithDefaults()
 	ms := float64(time.Millisecond)
-	at := 0.0
-	window := func(dur float64, k, d int, rtt, ok float64, maxIF int) figures {
-		at += dur
-		return figures{rtt: time.Duration(rtt * ms), okRTT: time.Duration(ok * ms), maxIF: maxIF, samples: k, drops: d,
-			duration: int64(dur * ms), now: int64(at * ms)}
-	}
-	var s little
-	limit := 20.0
-	for _, w := range []struct {
-		dur     float64
-		k, d    int
-		rtt, ok float64
-		maxIF   int
-		want    float64
+	for _, c := range []struct {
+		name   string
+		k, d   int     // the overloaded epoch's samples and drops (in 1004 ms)
+		lo, hi float64 // where the limit must land
 	}{
-		{1000, 28, 0, 445, 445, 20, 20},
-		{1006, 30, 2, 566, 505, 20, 40},
-		{1021, 68, 5, 438.7, 360.8, 40, 40},
-		{1015, 76, 9, 568.4, 454, 40, 160},
-		{1012, 102, 9, 486.1, 395.7, 160, 160},
+		{"knee between", 143, 59, 40, 80},           // 84 successes a second: Little's law puts the knee at 58
+		{"goodput depressed", 143, 120, 40, 40},     // 23: under what the lower limit served, which stands
+		{"goodput past the half", 600, 200, 80, 80}, // 400: capped at half the upper limit
 	} {
-		limit = s.update(&cfg, limit, window(w.dur, w.k, w.d, w.rtt, w.ok, w.maxIF))
-		if limit != w.want {
-			t.Fatalf("limit %.2f at %.0f ms, want %.0f", limit, at, w.want)
-		}
-	}
-	limit = s.update(&cfg, limit, window(1004, 143, 59, 1017.3, 734.4, 160))
-	// 84 calls a second that succeeded, at the no-load latency learnt at 40.
-	want := s.target(84/(1004*ms), s.r0)
-	if math.Abs(limit-want) > 1e-9 || limit <= 40 || limit >= 80 {
-		t.Fatalf("limit %.2f after the overloaded growth, want %.2f: Little's law on its goodput, between 40 and 80", limit, want)
+		t.Run(c.name, func(t *testing.T) {
+			cfg := Config{Algorithm: Little, InitialLimit: 20, MaxLimit: 1000}.WithDefaults()
+			at := 0.0
+			window := func(dur float64, k, d int, rtt, ok float64, maxIF int) figures {
+				at += dur
+				return figures{rtt: time.Duration(rtt * ms), okRTT: time.Duration(ok * ms), maxIF: maxIF, samples: k, drops: d,
+					duration: int64(dur * ms), now: int64(at * ms)}
+			}
+			var s little
+			limit := 20.0
+			for _, w := range []struct {
+				dur     float64
+				k, d    int
+				rtt, ok float64
+				maxIF   int
+				want    float64
+			}{
+				{1000, 28, 0, 445, 445, 20, 20},
+				{1006, 30, 2, 566, 505, 20, 40},
+				{1021, 68, 5, 438.7, 360.8, 40, 40},
+				{1015, 76, 9, 568.4, 454, 40, 160},
+				{1012, 102, 9, 486.1, 395.7, 160, 160},
+			} {
+				limit = s.update(&cfg, limit, window(w.dur, w.k, w.d, w.rtt, w.ok, w.maxIF))
+				if limit != w.want {
+					t.Fatalf("limit %.2f at %.0f ms, want %.0f", limit, at, w.want)
+				}
+			}
+			limit = s.update(&cfg, limit, window(1004, c.k, c.d, 1017.3, 734.4, 160))
+			// Goodput at the no-load latency learnt at 40, within [40, 80].
+			want := math.Max(40, math.Min(80, s.target(float64(c.k-c.d)/(1004*ms), s.r0)))
+			if math.Abs(limit-want) > 1e-9 || limit < c.lo || limit > c.hi {
+				t.Fatalf("limit %.2f after the overloaded growth, want %.2f in [%.0f, %.0f]: Little's law on its goodput, kept between 40 and 80",
+					limit, want, c.lo, c.hi)
+			}
+		})
 	}
 }
