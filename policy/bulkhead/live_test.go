@@ -150,13 +150,19 @@ func TestSetMaxConcurrentProperty(t *testing.T) {
 						return
 					default:
 					}
+					// Only a call that began after the drain is held to the
+					// last size: one admitted under an older, larger size
+					// may read the calls in flight before the drain and
+					// reach the check after it.
+					mu.Lock()
+					after, fin := drained, final
+					mu.Unlock()
 					if f.b.TryAcquire() {
-						n := f.h.InFlight()
-						mu.Lock()
-						if drained && n > final {
+						if n := f.h.InFlight(); after && n > fin {
+							mu.Lock()
 							overs++
+							mu.Unlock()
 						}
-						mu.Unlock()
 						f.b.Release()
 					}
 				}
