@@ -46,13 +46,16 @@ func ExampleConfig_cooperative() {
 	clk := clocktest.NewManualClock()
 	to, _ := timeout.New(timeout.Config{Timeout: 500 * time.Millisecond, Cooperative: true}, policy.Env{Clock: clk})
 
+	read := make(chan struct{}) // the call has read its deadline: time may pass
 	go func() {
+		<-read
 		_ = clk.BlockUntil(context.Background(), 1)
 		clk.Advance(500 * time.Millisecond)
 	}()
 	err := to.Run(context.Background(), func(ctx context.Context) error {
 		d, _ := ctx.Deadline()
 		fmt.Println("deadline in", d.Sub(clk.Now()))
+		close(read)
 		<-ctx.Done()
 		return ctx.Err()
 	})
