@@ -936,6 +936,15 @@ func TestLittleOneEpochFasterThanR0BeyondTheNoiseFoldsIn(t *testing.T) {
 	}
 }
 
+// windowMS returns a window's figures with its times in milliseconds: it
+// ends at end and lasts dur; rtt and ok are the latencies of all its calls
+// and of those that did not drop.
+func windowMS(end, dur float64, k, d int, rtt, ok float64, maxIF int) figures {
+	ms := float64(time.Millisecond)
+	return figures{rtt: time.Duration(rtt * ms), okRTT: time.Duration(ok * ms), maxIF: maxIF, samples: k, drops: d,
+		duration: int64(dur * ms), now: int64(end * ms)}
+}
+
 // The first cut for overload, with no no-load latency yet, goes at once to
 // where Little's law puts the knee on the first window's latency: its
 // calls began with the dependency empty, so their latency is the no-load
@@ -949,8 +958,7 @@ func TestLittleFirstOverloadCutGoesToTheFirstWindowsKnee(t *testing.T) {
 	cfg := Config{Algorithm: Little, InitialLimit: 300, MaxLimit: 1000}.WithDefaults()
 	ms := float64(time.Millisecond)
 	window := func(at float64, k, d int, rtt, ok float64, maxIF int) figures {
-		return figures{rtt: time.Duration(rtt * ms), okRTT: time.Duration(ok * ms), maxIF: maxIF, samples: k, drops: d,
-			duration: int64(time.Second), now: int64(at * float64(time.Second))}
+		return windowMS(at*1000, 1000, k, d, rtt, ok, maxIF) // one second ending at `at` seconds
 	}
 	var s little
 	limit := 300.0
@@ -992,9 +1000,8 @@ func TestLittleSlowStartOvershootGoesBackToTheKneeOfItsGoodput(t *testing.T) {
 			cfg := Config{Algorithm: Little, InitialLimit: 20, MaxLimit: 1000}.WithDefaults()
 			at := 0.0
 			window := func(dur float64, k, d int, rtt, ok float64, maxIF int) figures {
-				at += dur
-				return figures{rtt: time.Duration(rtt * ms), okRTT: time.Duration(ok * ms), maxIF: maxIF, samples: k, drops: d,
-					duration: int64(dur * ms), now: int64(at * ms)}
+				at += dur // windows follow one another
+				return windowMS(at, dur, k, d, rtt, ok, maxIF)
 			}
 			var s little
 			limit := 20.0
