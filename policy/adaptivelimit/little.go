@@ -153,6 +153,7 @@ type little struct {
 	lastK      float64   // and how many they were
 	dropRef    littleRef // the limit and goodput before a cut on drops alone, to verify it
 	dropF      float64   // the drop share that made that cut
+	oldDrops   bool      // the window's drops were all admitted before the last cut
 	w1         float64   // the latency of the calls that succeeded in the first window
 }
 
@@ -193,6 +194,12 @@ func (s *little) update(cfg *Config, limit float64, f figures) float64 {
 		// It began with more calls in flight than the limit allows now (a
 		// cut): it measured the limit before.
 		float64(f.maxIF) > math.Floor(limit)*littleDeadExcess+1
+	// A call that times out reports its timeout as its latency, so the
+	// window's drops were admitted a drop's latency before they ended:
+	// where that is before the last cut for every one of them, they are the
+	// backlog the limit before the cut let in. They say that limit was
+	// overloaded, not how deeply the limit since is.
+	s.oldDrops = s.chgDown && d > 0 && float64(f.now)-(rtt*k-rs*(k-d))/d < float64(s.chgAt)
 	if !dead || !s.chgDown {
 		// After a growth the calls of before only make the window look
 		// better: overload still shows.
@@ -328,7 +335,11 @@ func (s *little) overloaded(cfg *Config, limit float64, f figures, rtt, rs, k, d
 	// littleMinSamples that all timed out (a slow dependency started far
 	// above its knee completes a few dozen calls a window, every one a
 	// timeout, and halving a window at a time lets abandoned work pile up).
-	deep := k >= littleDeepSamples || d == k && k >= littleMinSamples
+	// (Not on drops that were all admitted before the last cut: the
+	// backlog of the limit before it times out whatever the limit is now,
+	// and a cut to a tenth on it takes a limit that Little's law had just
+	// placed at the knee far below it.)
+	deep := (k >= littleDeepSamples || d == k && k >= littleMinSamples) && !s.oldDrops
 	if deep {
 		floor = littleDeepCut
 	}

@@ -1033,3 +1033,31 @@ func TestLittleSlowStartOvershootGoesBackToTheKneeOfItsGoodput(t *testing.T) {
 		})
 	}
 }
+
+// Drops that were all admitted before the last cut are the backlog of the
+// limit before it: they time out whatever the limit is now, and do not say
+// how deeply it is overloaded. A window of them cuts by half at most, not
+// to a tenth. The windows (a fresh draw of the simulator: FIFO, C=35,
+// 720 ms, σ 0.25, 10x load, 2.16 s timeout): slow start grew to 128, an
+// epoch at 1.48 s cut it to Little's 46.9 at 16.43 s, and the window ending
+// at 18.42 s held 23 calls that all timed out after 2.16 s, so admitted
+// before 16.26 s. It was cut to 4.7, and cruise took 70 s to grow back
+// from there. A window whose drops were admitted after the cut still cuts
+// deep.
+func TestLittleBacklogDropsOfACutDoNotCutDeep(t *testing.T) {
+	cfg := Config{Algorithm: Little, InitialLimit: 1, MaxLimit: 1000}.WithDefaults()
+	ms := float64(time.Millisecond)
+	for _, c := range []struct {
+		end  float64 // the window's end, ms
+		want float64
+	}{{end: 18420, want: 46.88 * littleMaxCut}, {end: 18700, want: 46.88 * littleDeepCut}} {
+		s := little{windows: 11, phase: littleCruise, r0: 756 * ms, r0a: 756 * ms, r0w: 66, r0ok: true, proven: true,
+			upEvery: littleUpFirst, chgDown: true, chgAt: int64(16430 * ms), chgLag: 1476 * ms, chgN: 128,
+			cv: 0.63, cvCount: 4}
+		got := s.update(&cfg, 46.88, windowMS(c.end, 452, 23, 23, 2160, 2160, 46))
+		if math.Abs(got-c.want) > 1e-9 {
+			t.Errorf("23 drops of 23 in a window ending at %.2f s, 2.16 s after a cut at 16.43 s: limit 46.88 went to %.2f, want %.2f",
+				c.end/1000, got, c.want)
+		}
+	}
+}
