@@ -9,6 +9,8 @@ const (
 	littleMinSamples     = 20   // samples an epoch pools before it is judged
 	littleBound          = 0.9  // an epoch fills its limit when Little's law puts this share of it in flight
 	littleCruiseSamples  = 100  // ... in cruise
+	littleCruiseFew      = 50   // ... or this many, once they span littleCruiseSpan windows
+	littleCruiseSpan     = 6
 	littleSlowShare      = 0.5  // a dependency is slow when a call takes this share of a window
 	littleSlowGrowth     = 4.0  // slow start grows a slow dependency by at most this much per probe
 	littleSlowBias       = 1.5  // its no-load latency from Little's law passes the epoch's mean by at most this factor
@@ -247,7 +249,8 @@ func (s *little) update(cfg *Config, limit float64, f figures) float64 {
 	s.erej += float64(f.rejects)
 	s.edur += dur
 	s.emax = math.Max(s.emax, float64(f.maxIF))
-	if s.phase == littleCruise && s.ek < littleCruiseSamples && !s.clearQueue(cfg, limit) && math.Floor(limit) > 1 && !(s.backFar(limit) && s.ek >= littleMinSamples) ||
+	if s.phase == littleCruise && s.ek < littleCruiseSamples && !s.clearQueue(cfg, limit) && math.Floor(limit) > 1 && !(s.backFar(limit) && s.ek >= littleMinSamples) &&
+		!(s.ek >= littleCruiseFew && s.edur >= littleCruiseSpan*float64(cfg.Window)) ||
 		s.ek < littleMinSamples && s.phase == littleCruise ||
 		s.phase == littleStart && s.ek < littleMinSamples && !((slow || few) && s.ek >= littleMinSamples/2) {
 		// Cruise and the first judgement pool enough samples to trust
@@ -263,7 +266,13 @@ func (s *little) update(cfg *Config, limit float64, f figures) float64 {
 		// At a limit of one call, any move is by a call or more (twice
 		// the limit): littleMinSamples verify it. So do they the move
 		// back to the limit before an overshoot (backTo): several times
-		// the limit, like slow start's.
+		// the limit, like slow start's. At a slow dependency's small
+		// limit, littleCruiseSamples take tens of seconds (a limit of 5 at
+		// 720 ms completes 7 calls a second), and a limit cut too deep
+		// waits that long for its first growth: half as many samples do
+		// once they span littleCruiseSpan windows. The noise unit is the
+		// epoch's own, so fewer samples widen the tolerance rather than
+		// mislead.
 		return limit
 	}
 	return s.decide(cfg, limit, f.now)

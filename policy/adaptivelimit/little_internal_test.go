@@ -1061,3 +1061,28 @@ func TestLittleBacklogDropsOfACutDoNotCutDeep(t *testing.T) {
 		}
 	}
 }
+
+// At a slow dependency's small limit a cruise epoch of 100 samples takes
+// ten seconds or more; one of 50 samples over six windows is judged then.
+// A limit of 8 over a dependency of 756 ms completes about 10 calls a
+// second: with no queue and calls turned away, cruise grows it after the
+// sixth window, where it waited for the tenth.
+func TestLittleCruiseEpochOfASlowSmallLimitEndsAfterSixWindows(t *testing.T) {
+	cfg := Config{Algorithm: Little, InitialLimit: 8, MaxLimit: 1000}.WithDefaults()
+	ms := float64(time.Millisecond)
+	s := little{windows: 20, phase: littleCruise, r0: 756 * ms, r0a: 756 * ms, r0w: littleR0Samples, r0ok: true, proven: true,
+		upEvery: littleUpFirst, cv: 0.5, cvCount: 10}
+	limit := 8.0
+	for i := 1; i <= littleCruiseSpan; i++ {
+		f := windowMS(float64(30000+1000*i), 1000, 10, 0, 756, 756, 8)
+		f.rejects = 40
+		limit = s.update(&cfg, limit, f)
+		if i < littleCruiseSpan && limit != 8 {
+			t.Fatalf("window %d of %d samples: the limit moved from 8 to %.2f before the epoch was judged", i, 10*i, limit)
+		}
+	}
+	if limit <= 8 {
+		t.Fatalf("after %d windows of 10 samples with no queue and calls turned away, the limit is still %.2f, want a growth",
+			littleCruiseSpan, limit)
+	}
+}
