@@ -33,7 +33,10 @@
 // happened, and the next window starts at that instant; with too few, the
 // window's end is pushed out by one Window and it keeps its samples. With no
 // traffic nothing moves. There is no background goroutine and no ticker.
-// With Little only, a window also ends early, on the drop that brings its
+// With Little only, a window of fewer than MinWindowSamples samples also ends
+// once it has run two Windows with at least two samples for each slot of the
+// limit (one call at a time of 1.8 s would take 18 s to gather ten); and a
+// window also ends early, on the drop that brings its
 // drops to max(2*MinWindowSamples, limit/2) if they are two thirds of its
 // samples (a third in the window right after a growth; except right after
 // the limit was cut), and Little also gets the

@@ -252,13 +252,15 @@ func (s *little) update(cfg *Config, limit float64, f figures) float64 {
 	if s.phase == littleCruise && s.ek < littleCruiseSamples && !s.clearQueue(cfg, limit) && math.Floor(limit) > 1 && !(s.backFar(limit) && s.ek >= littleMinSamples) &&
 		!(s.ek >= littleCruiseFew && s.edur >= littleCruiseSpan*float64(cfg.Window)) ||
 		s.ek < littleMinSamples && s.phase == littleCruise ||
-		s.phase == littleStart && s.ek < littleMinSamples && !((slow || few) && s.ek >= littleMinSamples/2) {
+		s.phase == littleStart && s.ek < littleMinSamples && !((slow || few) && s.ek >= math.Min(littleMinSamples/2, 2*math.Floor(limit))) {
 		// Cruise and the first judgement pool enough samples to trust
 		// (the first, half as many from a slow dependency, whose windows
 		// are seconds long at a low limit, or wherever a window at the
 		// limit holds fewer than littleMinSamples, such as one call at a
 		// time of a few hundred milliseconds: it only sets the reference
-		// the first doubling is verified against); slow start and the descent
+		// the first doubling is verified against; and no more than two
+		// a slot, which a window of such a limit ends on: one call at a
+		// time of 1.8 s gathers 10 samples in 18 s, 2 in 3.6 s); slow start and the descent
 		// judge each window, since they move the limit by twice or more.
 		// Cruise pools littleCruiseSamples, since it moves the limit by
 		// a few percent and verifies each move, but a queue so clear

@@ -525,35 +525,38 @@ func TestLittleBackAfterAnOvershootsBacklog(t *testing.T) {
 
 // The first judgement only sets the reference the first doubling is
 // verified against. Where a window at the limit holds fewer samples than an
-// epoch needs (one call at a time of a 460 ms dependency: two a second), it
-// takes half as many, as for a dependency slower than half a window: 10
-// samples, five seconds, not ten.
+// epoch needs (a 460 ms dependency completes two calls a second a slot), it
+// takes half as many, as for a dependency slower than half a window, and no
+// more than two a slot: one call at a time doubles after one window of two
+// samples, not five; four calls after the first window (not judged) and
+// one of eight, not two.
 func TestLittleFirstJudgementOfFewSamplesAWindow(t *testing.T) {
-	cfg := Config{Algorithm: Little, InitialLimit: 1, MaxLimit: 1000}.WithDefaults()
 	for _, c := range []struct {
-		rtt     time.Duration
+		initial int
 		samples int // a window's
 		windows int // the window the limit first doubles at
 	}{
-		{rtt: 460 * time.Millisecond, samples: 2, windows: 5},
-		{rtt: 150 * time.Millisecond, samples: 6, windows: 2},
+		{initial: 1, samples: 2, windows: 1},
+		{initial: 4, samples: 8, windows: 2}, // the first window, not of one call, is not judged
 	} {
+		cfg := Config{Algorithm: Little, InitialLimit: c.initial, MaxLimit: 1000}.WithDefaults()
+		rtt := 460 * time.Millisecond
 		var s little
-		limit, now := 1.0, int64(0)
+		limit, now := float64(c.initial), int64(0)
 		for w := 1; w <= 12; w++ {
 			now += int64(time.Second)
-			limit = s.update(&cfg, limit, figures{rtt: c.rtt, okRTT: c.rtt, samples: c.samples, maxIF: 1, rejects: 10,
+			limit = s.update(&cfg, limit, figures{rtt: rtt, okRTT: rtt, samples: c.samples, maxIF: c.initial, rejects: 10,
 				duration: int64(time.Second), now: now})
-			if limit != 1 {
-				if limit != 2 || w != c.windows {
-					t.Fatalf("%v a call, %d samples a window: the limit went to %.1f at window %d; want 2 at window %d",
-						c.rtt, c.samples, limit, w, c.windows)
+			if limit != float64(c.initial) {
+				if limit != float64(2*c.initial) || w != c.windows {
+					t.Fatalf("limit %d, %d samples a window: the limit went to %.1f at window %d; want %d at window %d",
+						c.initial, c.samples, limit, w, 2*c.initial, c.windows)
 				}
 				break
 			}
 		}
-		if limit == 1 {
-			t.Fatalf("%v a call: the limit never doubled", c.rtt)
+		if limit == float64(c.initial) {
+			t.Fatalf("limit %d: the limit never doubled", c.initial)
 		}
 	}
 }

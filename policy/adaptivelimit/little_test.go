@@ -400,3 +400,31 @@ func TestReferenceAlgorithmsKeepWholeWindows(t *testing.T) {
 		})
 	}
 }
+
+// A window of Little at a small limit of a slow dependency ends once it has
+// run two Windows and every slot turned over twice, rather than after
+// MinWindowSamples: one call at a time of 1.8 s would take 18 s to gather
+// ten samples. Gradient2 keeps the reference's rule and waits for ten.
+func TestLittleWindowOfASlowSmallLimitEndsOnTwoSamplesASlot(t *testing.T) {
+	for _, c := range []struct {
+		alg  adaptivelimit.Algorithm
+		ends int // the sample the first window ends on
+	}{{adaptivelimit.Little, 2}, {adaptivelimit.Gradient2, 10}} {
+		t.Run(c.alg.String(), func(t *testing.T) {
+			f := newFixture(t, adaptivelimit.Config{Algorithm: c.alg, InitialLimit: 1})
+			for i := 1; i <= 10; i++ {
+				p := f.acquire(1)
+				f.clk.Advance(1800 * time.Millisecond)
+				f.releaseAll(p, adaptivelimit.OutcomeSuccess)
+				want := int64(0)
+				if i >= c.ends {
+					want = 1
+				}
+				require.Equal(t, want, f.h.Snapshot().Windows, "windows ended after sample %d at %v", i, f.elapsed())
+				if want == 1 {
+					break
+				}
+			}
+		})
+	}
+}

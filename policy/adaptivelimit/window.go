@@ -71,7 +71,7 @@ func (l *Limiter) endWindow(ctx context.Context, now int64) {
 	}
 	word := l.hot.word.Load()
 	samples := uint32(word>>32) - w.baseSamples
-	if int64(samples) < int64(l.cfg.MinWindowSamples) {
+	if int64(samples) < int64(l.cfg.MinWindowSamples) && !l.fewEnough(samples, now) {
 		if !early {
 			l.hot.windowEnd.Store(end + int64(l.cfg.Window))
 		}
@@ -160,6 +160,18 @@ func (l *Limiter) endWindow(ctx context.Context, now int64) {
 	if l.bus.Active() {
 		l.bus.PublishContext(ctx, ev)
 	}
+}
+
+// fewEnough reports whether a window of Little that is over with fewer
+// than MinWindowSamples samples ends anyway: once it has run two Windows
+// and every slot of the limit has turned over twice on average (two
+// samples at least). At a small limit of a slow dependency, MinWindowSamples
+// take far longer than that (ten calls of 1.8 s, one at a time, are 18 s),
+// and the limit could not grow all that time while calls were turned away.
+// Little pools such windows into its epochs by their samples.
+func (l *Limiter) fewEnough(samples uint32, now int64) bool {
+	w := &l.win
+	return l.earlyEnd && samples >= 2 && int64(samples) >= 2*int64(w.limit) && now-w.start >= 2*int64(l.cfg.Window)
 }
 
 // dropTrip returns how many drops end a window of Little early, at a limit:
