@@ -10,7 +10,7 @@ const (
 	littleBound          = 0.9  // an epoch fills its limit when Little's law puts this share of it in flight
 	littleCruiseSamples  = 100  // ... in cruise
 	littleCruiseFew      = 50   // ... or this many, once they span littleCruiseSpan windows
-	littleCruiseSpan     = 6
+	littleCruiseSpan     = 6    // windows
 	littleSlowShare      = 0.5  // a dependency is slow when a call takes this share of a window
 	littleSlowGrowth     = 4.0  // slow start grows a slow dependency by at most this much per probe
 	littleSlowBias       = 1.5  // its no-load latency from Little's law passes the epoch's mean by at most this factor
