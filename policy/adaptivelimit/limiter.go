@@ -45,7 +45,7 @@ type Limiter struct {
 	shift    uint8 // 64 - log2(len(stripes)), for stripeIndex
 	disabled bool
 	waitOn   bool
-	earlyEnd bool // drops may end a window early (Little)
+	earlyEnd bool // a window may end before the reference's rules say (Little): on drops, or on two samples a slot
 	handle   *Handle
 
 	mu  sync.Mutex // guards win; the window's recompute only ever TryLocks it

@@ -155,7 +155,6 @@ type little struct {
 	lastK      float64   // and how many they were
 	dropRef    littleRef // the limit and goodput before a cut on drops alone, to verify it
 	dropF      float64   // the drop share that made that cut
-	oldDrops   bool      // the window's drops were all admitted before the last cut
 	w1         float64   // the latency of the calls that succeeded in the first window
 }
 
@@ -196,12 +195,6 @@ func (s *little) update(cfg *Config, limit float64, f figures) float64 {
 		// It began with more calls in flight than the limit allows now (a
 		// cut): it measured the limit before.
 		float64(f.maxIF) > math.Floor(limit)*littleDeadExcess+1
-	// A call that times out reports its timeout as its latency, so the
-	// window's drops were admitted a drop's latency before they ended:
-	// where that is before the last cut for every one of them, they are the
-	// backlog the limit before the cut let in. They say that limit was
-	// overloaded, not how deeply the limit since is.
-	s.oldDrops = s.chgDown && d > 0 && float64(f.now)-(rtt*k-rs*(k-d))/d < float64(s.chgAt)
 	if !dead || !s.chgDown {
 		// After a growth the calls of before only make the window look
 		// better: overload still shows.
@@ -350,7 +343,7 @@ func (s *little) overloaded(cfg *Config, limit float64, f figures, rtt, rs, k, d
 	// backlog of the limit before it times out whatever the limit is now,
 	// and a cut to a tenth on it takes a limit that Little's law had just
 	// placed at the knee far below it.)
-	deep := (k >= littleDeepSamples || d == k && k >= littleMinSamples) && !s.oldDrops
+	deep := (k >= littleDeepSamples || d == k && k >= littleMinSamples) && !s.backlogDrops(f)
 	if deep {
 		floor = littleDeepCut
 	}
@@ -398,6 +391,21 @@ func (s *little) overloaded(cfg *Config, limit float64, f figures, rtt, rs, k, d
 	}
 	s.ref.set, s.probing, s.step, s.restore = false, false, 0, 0 // an overloaded window is no reference
 	return s.change(cfg, limit, math.Min(next, limit-1), f.now, rtt), true
+}
+
+// backlogDrops reports whether the window's drops were all admitted before
+// the last cut. A call that times out reports its timeout as its latency,
+// so the drops were admitted a drop's latency before they ended: where that
+// is before the cut for every one of them, they are the backlog the limit
+// before the cut let in. They say that limit was overloaded, not how deeply
+// the limit since is.
+func (s *little) backlogDrops(f figures) bool {
+	if !s.chgDown || f.drops <= 0 {
+		return false
+	}
+	k, d := float64(f.samples), float64(f.drops)
+	dropRTT := (float64(f.rtt)*k - float64(f.okRTT)*(k-d)) / d
+	return float64(f.now)-dropRTT < float64(s.chgAt)
 }
 
 // backFar reports whether the limit is more than a call below backTo.
