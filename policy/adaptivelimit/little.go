@@ -156,6 +156,7 @@ type little struct {
 	dropRef    littleRef // the limit and goodput before a cut on drops alone, to verify it
 	dropF      float64   // the drop share that made that cut
 	w1         float64   // the latency of the calls that succeeded in the first window
+	failL      float64   // the integer part of a limit that a growth of cruise, cut for overload, went back to
 }
 
 // update returns the next estimate from a window's figures, given the
@@ -318,6 +319,9 @@ func (s *little) overloaded(cfg *Config, limit float64, f figures, rtt, rs, k, d
 			// limit itself.)
 			next = math.Max(ref.limit, math.Min(s.target((k-d)/dur, s.r0), limit*littleMaxCut))
 		}
+		if s.phase == littleCruise {
+			s.failL = math.Floor(next)
+		}
 		s.phase = littleCruise
 		s.ref.set, s.probing, s.step, s.restore = false, false, 0, 0
 		if drops {
@@ -332,6 +336,7 @@ func (s *little) overloaded(cfg *Config, limit float64, f figures, rtt, rs, k, d
 		if drops {
 			s.backTo = s.preGrow
 		}
+		s.failL = math.Floor(s.preGrow)
 		return s.change(cfg, limit, s.preGrow, f.now, rtt), true
 	}
 	floor := littleMaxCut
@@ -803,7 +808,7 @@ func (s *little) decide(cfg *Config, limit float64, now int64) float64 {
 		s.hold = 0
 		s.suspect = false
 		return s.cut(cfg, limit, x, all, rtt, now)
-	case target > limit && (q < h/2 || s.step > 0 && rs <= s.streakRTT*(1+math.Max(h/2, tol))):
+	case target > limit && !s.forcedAgain(limit, target) && (q < h/2 || s.step > 0 && rs <= s.streakRTT*(1+math.Max(h/2, tol))):
 		// No queue to speak of: below the knee, or at it. Grow to the
 		// target, faster while the latency stays where the streak of
 		// growth began.
@@ -844,6 +849,24 @@ func (s *little) decide(cfg *Config, limit float64, now int64) float64 {
 		return s.change(cfg, limit, target, now, rtt)
 	}
 	return limit
+}
+
+// forcedAgain reports whether cruise's growth to target would be forced
+// again from a limit it was undone to. Callers see the integer part, so
+// cruise grows by one call at least; below about four calls Little's target
+// (the limit times the headroom, rounded) stays within the same integer, and
+// the growth of one call is a probe the target did not ask for. At the
+// knee that probe overloads the dependency (a third call on two cores slows
+// every call by half, and a tight timeout drops many of them), is cut
+// back, and would be tried again an epoch later: a third of the time spent
+// above the knee. Once it was undone from this limit, it is left to the
+// band's verified steps up, whose cadence slows as they fail. (Not from one
+// call: the step to two doubles goodput below the knee, a cut to one is
+// mostly a noisy window of drops at two, and the band's cadence is slowest
+// there.)
+func (s *little) forcedAgain(limit, target float64) bool {
+	fl := math.Floor(limit)
+	return math.Floor(target) <= fl && fl == s.failL && fl > 1
 }
 
 // clearQueue reports whether the epoch pooled so far, though short of
@@ -984,6 +1007,7 @@ func (s *little) verify(cfg *Config, ref littleRef, probing bool, limit, x, rtt,
 			if hi > s.ceil {
 				s.ceil = 0
 			}
+			s.failL = 0 // the growth from there was answered
 			// Growth answered: both below the knee (in slow start, a
 			// growth that the noise cannot tell from answered goes on: one
 			// more doubling costs less than stopping short).
