@@ -45,6 +45,7 @@ const (
 	littleFastShare      = 0.9     // slow start grows four times per probe only after a probe goodput followed this closely
 	littleFastNoise      = 1.5     // ... or within this many noise units of following it in full
 	littleSigmaE         = 0.57    // the noise of e per unit of tolerance and log change: sqrt(2)/2.5
+	littleNoisyE         = 0.5     // a new normal whose e has a larger noise unit is pooled with r0
 	littleDescent        = 0.25    // above the knee with no no-load latency, a step down cuts to this share
 	littleDescentSamples = 50      // ... when a window has four times this many samples; a half otherwise
 	littleBelowKnee      = 0.75    // goodput followed a change by at least this share: below the knee
@@ -988,7 +989,21 @@ func (s *little) verify(cfg *Config, ref littleRef, probing bool, limit, x, rtt,
 			// itself must follow, not only the latency: the latency at
 			// the lower limit may still carry a queue from before, and a
 			// new normal taken from it would put the queue into r0.
-			s.learnR0(restore, restoreA, k, true)
+			// It replaces r0 where e's noise unit is at most half the way
+			// from "above the knee" (0) to "below it" (1). Where it is
+			// more, the step back up was too small for its epochs to
+			// tell (a heavy tail: σ 1.25 moves an epoch's goodput by a
+			// fifth), and a dip of goodput at the lower limit passes for
+			// a new normal: it is pooled with r0, weighing no more than
+			// r0 does, so that a queue learnt by chance does not ratchet
+			// r0 up by its whole height. (On
+			// 30 cores of a processor-sharing dependency, r0 went from
+			// 147 to 195 and 260 ms in two such tests, and the limit
+			// from 36 to 69.)
+			if en > littleNoisyE {
+				s.r0w = math.Min(s.r0w, k)
+			}
+			s.learnR0(restore, restoreA, k, en <= littleNoisyE)
 			s.proven = true
 		}
 		return 0, false

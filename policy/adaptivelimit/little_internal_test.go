@@ -1136,3 +1136,29 @@ func TestLittleGrowthOfOneCallUndoneForOverloadIsNotForcedAgain(t *testing.T) {
 		}
 	}
 }
+
+// Going back up after a cut whose latency stayed high tests a new normal:
+// goodput that follows says the lower limit was below the knee at a higher
+// no-load latency. Where the step is too small for the epochs' noise to
+// tell (e's noise unit past littleNoisyE), a dip of goodput at the lower
+// limit passes the test as easily, and the latency there is pooled with r0
+// at equal weight rather than replacing it. The epochs (holdout h09 of the
+// simulator: 30 cores, 180 ms, σ 1.25): r0 147 ms over 400 samples, 195 ms
+// at 32 calls, back up to 36 with goodput 25% higher.
+func TestLittleNewNormalOfANoisyStepIsPooled(t *testing.T) {
+	ms, perSec := float64(time.Millisecond), 1/float64(time.Second)
+	cfg := Config{Algorithm: Little, InitialLimit: 20, MaxLimit: 1000}.WithDefaults()
+	for _, c := range []struct {
+		tol, want float64
+	}{{tol: 0.17, want: (147 + 195) / 2.0}, {tol: 0.06, want: 195}} {
+		s := little{windows: 30, phase: littleCruise, r0: 147 * ms, r0a: 165 * ms, r0w: littleR0Samples, r0ok: true, proven: true,
+			upEvery: littleUpFirst, steady: true, restore: 195 * ms, restoreA: 207 * ms, lastAll: 176 * perSec}
+		ref := littleRef{limit: 32.07, x: 137 * perSec, rtt: 207 * ms, ok: 195 * ms, all: 138 * perSec,
+			step: 0.12, set: true, steady: true, k: 138}
+		s.verify(&cfg, ref, false, 36.16, 176*perSec, 200*ms, 188*ms, 181, c.tol, int64(22*time.Second))
+		if math.Abs(s.r0-c.want*ms) > 0.01*ms {
+			en := littleSigmaE * c.tol / math.Log(36.16/32.07)
+			t.Errorf("a new normal of 195 ms over r0 147 ms, e's noise unit %.2f: r0 %.1f ms, want %.1f ms", en, s.r0/ms, c.want)
+		}
+	}
+}
