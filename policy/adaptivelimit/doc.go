@@ -80,8 +80,11 @@
 // goodput doubles too; a knee passed at the start is found by stepping down;
 // a cut that goodput follows while latency stays high is tested by going back
 // up, which tells a dependency that got slower (a new normal) from a capacity
-// that fell, and only goodput itself, not latency, proves a new normal; an r0
-// it could only infer is proven by one probe below the knee; an epoch in
+// that fell, and only goodput itself, not latency, proves a new normal (one
+// that the epochs' noise cannot tell is pooled with r0, not taken whole); a
+// growth of one call that the target did not ask for, once cut back for
+// overload, is not forced again from there but left to cruise's verified
+// steps up; an r0 it could only infer is proven by one probe below the knee; an epoch in
 // which a queue grows under a limit too high to bind (calls in flight
 // climbing, goodput not) teaches no r0. An underload epoch (calls in flight
 // under the limit on average, at most a tenth turned away) is no step down
