@@ -859,7 +859,7 @@ func (s *little) decide(cfg *Config, limit float64, now int64) float64 {
 // the growth of one call is a probe the target did not ask for. At the
 // knee that probe overloads the dependency (a third call on two cores slows
 // every call by half, and a tight timeout drops many of them), is cut
-// back, and would be tried again an epoch later: a third of the time spent
+// back, and would be tried again soon after: a third of the time spent
 // above the knee. Once it was undone from this limit, it is left to the
 // band's verified steps up, whose cadence slows as they fail. (Not from one
 // call: the step to two doubles goodput below the knee, a cut to one is
@@ -996,10 +996,9 @@ func (s *little) verify(cfg *Config, ref littleRef, probing bool, limit, x, rtt,
 			// fifth), and a dip of goodput at the lower limit passes for
 			// a new normal: it is pooled with r0, weighing no more than
 			// r0 does, so that a queue learnt by chance does not ratchet
-			// r0 up by its whole height. (On
-			// 30 cores of a processor-sharing dependency, r0 went from
-			// 147 to 195 and 260 ms in two such tests, and the limit
-			// from 36 to 69.)
+			// r0 up by its whole height. (On 30 cores of a
+			// processor-sharing dependency, r0 went from 147 to 195 and
+			// 260 ms in two such tests, and the limit from 36 to 69.)
 			if en > littleNoisyE {
 				s.r0w = math.Min(s.r0w, k)
 			}
