@@ -157,7 +157,7 @@ type little struct {
 	dropRef    littleRef // the limit and goodput before a cut on drops alone, to verify it
 	dropF      float64   // the drop share that made that cut
 	w1         float64   // the latency of the calls that succeeded in the first window
-	failL      float64   // the integer part of a limit that a growth of cruise, cut for overload, went back to
+	failL      float64   // the integer part of a limit that a growth, cut for overload with r0 known, went back to
 }
 
 // update returns the next estimate from a window's figures, given the
@@ -999,10 +999,11 @@ func (s *little) verify(cfg *Config, ref littleRef, probing bool, limit, x, rtt,
 			// r0 up by its whole height. (On 30 cores of a
 			// processor-sharing dependency, r0 went from 147 to 195 and
 			// 260 ms in two such tests, and the limit from 36 to 69.)
-			if en > littleNoisyE {
+			noisy := en > littleNoisyE
+			if noisy {
 				s.r0w = math.Min(s.r0w, k)
 			}
-			s.learnR0(restore, restoreA, k, en <= littleNoisyE)
+			s.learnR0(restore, restoreA, k, !noisy)
 			s.proven = true
 		}
 		return 0, false
